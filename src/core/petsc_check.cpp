@@ -1,0 +1,47 @@
+#include "fracmfg/core/petsc_check.hpp"
+
+#include <sstream>
+#include <string>
+
+#include "core/petsc_error_handler.hpp"
+
+namespace fracmfg::detail {
+
+namespace {
+// The message of the error PETSc raised first on this thread (set by the handler that
+// core::Environment installs); consumed by throw_petsc_error.
+thread_local std::string last_petsc_message;
+}  // namespace
+
+PetscErrorCode record_petsc_error(MPI_Comm /*comm*/, int line, const char* fun, const char* file,
+                                  PetscErrorCode code, PetscErrorType type, const char* mess,
+                                  void* /*ctx*/) {
+  if (type == PETSC_ERROR_INITIAL) {
+    std::ostringstream os;
+    os << (mess != nullptr && *mess != '\0' ? mess : "(no message)");
+    if (fun != nullptr) os << " [in " << fun << " at " << (file ? file : "?") << ':' << line << ']';
+    last_petsc_message = os.str();
+  }
+  return code;
+}
+
+void throw_petsc_error(PetscErrorCode code, const char* expression, const char* file, int line) {
+  const char* generic = nullptr;
+  PetscErrorMessage(code, &generic, nullptr);
+  std::ostringstream os;
+  os << "PETSc error " << code;
+  if (generic != nullptr) os << " (" << generic << ")";
+  if (!last_petsc_message.empty()) os << ": " << last_petsc_message;
+  os << " from " << expression << " at " << file << ':' << line;
+  last_petsc_message.clear();
+  throw PetscError(static_cast<int>(code), os.str());
+}
+
+PetscErrorCode petsc_callback_error(const char* what, const char* file, int line) noexcept {
+  // PETSC_ERR_LIB: "error in external library"; the message survives in last_petsc_message
+  // because PetscError() calls the installed handler with PETSC_ERROR_INITIAL.
+  return ::PetscError(PETSC_COMM_SELF, line, "fracmfg callback", file, PETSC_ERR_LIB,
+                      PETSC_ERROR_INITIAL, "%s", what);
+}
+
+}  // namespace fracmfg::detail

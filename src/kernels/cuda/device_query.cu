@@ -1,0 +1,81 @@
+// CUDA runtime probe and a smoke-test kernel. No Kokkos headers here: Debian's Kokkos is a
+// host-only g++ build.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/cuda/cuda_runtime.hpp"
+
+namespace fracmfg::kernels::cuda {
+
+namespace {
+__global__ void axpy_kernel(double a, const double* x, double* y, std::size_t n) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+std::string error_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+}  // namespace
+
+exec::CudaStatus probe() {
+  exec::CudaStatus s;
+  s.compiled = true;
+  cudaRuntimeGetVersion(&s.runtime_version);
+  cudaDriverGetVersion(&s.driver_version);
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    // cudaErrorInsufficientDriver / cudaErrorNoDevice: no usable GPU, not an error.
+    s.status = error_text(e);
+    cudaGetLastError();
+    return s;
+  }
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, d) != cudaSuccess) continue;
+    exec::CudaDevice dev;
+    dev.id = d;
+    dev.name = p.name;
+    dev.cc_major = p.major;
+    dev.cc_minor = p.minor;
+    dev.multiprocessors = p.multiProcessorCount;
+    dev.total_memory = p.totalGlobalMem;
+    std::size_t free_b = 0;
+    std::size_t total_b = 0;
+    if (cudaSetDevice(d) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+      dev.free_memory = free_b;
+    }
+    s.devices.push_back(dev);
+  }
+  s.status = count > 0 ? "ok" : "no CUDA device visible";
+  return s;
+}
+
+std::string axpy(int device, double a, const double* x, double* y, std::size_t n) {
+  cudaError_t e = cudaSetDevice(device);
+  if (e != cudaSuccess) return error_text(e);
+  double* dx = nullptr;
+  double* dy = nullptr;
+  const std::size_t bytes = n * sizeof(double);
+  std::string err;
+  if ((e = cudaMalloc(&dx, bytes)) != cudaSuccess || (e = cudaMalloc(&dy, bytes)) != cudaSuccess ||
+      (e = cudaMemcpy(dx, x, bytes, cudaMemcpyHostToDevice)) != cudaSuccess ||
+      (e = cudaMemcpy(dy, y, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
+    err = error_text(e);
+  } else {
+    const unsigned threads = 256;
+    const unsigned blocks = static_cast<unsigned>((n + threads - 1) / threads);
+    axpy_kernel<<<blocks, threads>>>(a, dx, dy, n);
+    if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess ||
+        (e = cudaMemcpy(y, dy, bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+      err = error_text(e);
+    }
+  }
+  cudaFree(dx);
+  cudaFree(dy);
+  return err;
+}
+
+}  // namespace fracmfg::kernels::cuda
