@@ -1,9 +1,19 @@
 # FindPETSc: PETSc through its pkg-config module (Debian: libpetsc-real-dev).
 # Provides the imported target PETSc::PETSc and PETSc_VERSION.
-# Debian's PETSc.pc lacks the MPI include path, so the target also links MPI::MPI_C.
+# Debian's PETSc.pc lacks the MPI include path, so the target also links MPI (C, or C++ in a C++-only project).
 find_package(PkgConfig REQUIRED)
-if(NOT TARGET MPI::MPI_C)
-  find_package(MPI REQUIRED COMPONENTS C)
+if(NOT TARGET MPI::MPI_C AND NOT TARGET MPI::MPI_CXX)
+  get_property(_petsc_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("C" IN_LIST _petsc_langs)
+    find_package(MPI REQUIRED COMPONENTS C)
+  else()
+    find_package(MPI REQUIRED COMPONENTS CXX)
+  endif()
+endif()
+if(TARGET MPI::MPI_C)
+  set(_petsc_mpi MPI::MPI_C)
+else()
+  set(_petsc_mpi MPI::MPI_CXX)
 endif()
 pkg_check_modules(PC_PETSC QUIET PETSc)
 if(PC_PETSC_FOUND)
@@ -19,6 +29,6 @@ if(PETSc_FOUND AND NOT TARGET PETSc::PETSc)
   set_target_properties(PETSc::PETSc PROPERTIES
     IMPORTED_LOCATION "${PETSc_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${PC_PETSC_INCLUDE_DIRS};${PETSc_INCLUDE_DIR}"
-    INTERFACE_LINK_LIBRARIES MPI::MPI_C)
+    INTERFACE_LINK_LIBRARIES ${_petsc_mpi})
 endif()
 mark_as_advanced(PETSc_INCLUDE_DIR PETSc_LIBRARY)

@@ -23,5 +23,7 @@ install(FILES "${PROJECT_BINARY_DIR}/fracmfgConfig.cmake"
               "${PROJECT_SOURCE_DIR}/cmake/FindPETSc.cmake"
         DESTINATION ${FRACMFG_CMAKE_DIR})
 
+file(RELATIVE_PATH FRACMFG_PC_RELATIVE_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" FRACMFG_PC_RELATIVE_PREFIX "${FRACMFG_PC_RELATIVE_PREFIX}")
 configure_file(cmake/fracmfg.pc.in "${PROJECT_BINARY_DIR}/fracmfg.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/fracmfg.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

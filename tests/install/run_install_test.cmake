@@ -1,0 +1,48 @@
+# Script behind the install test (cmake -P). Fails on the first step that does not work.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "$ ${ARGN}\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install test: command failed (${rc}): ${ARGN}")
+  endif()
+  set(LAST_OUTPUT "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${PREFIX}" "${WORK_DIR}")
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${PREFIX}")
+foreach(f include/fracmfg/config.hpp include/fracmfg/core/environment.hpp
+          lib/cmake/fracmfg/fracmfgConfig.cmake lib/cmake/fracmfg/fracmfgConfigVersion.cmake
+          lib/pkgconfig/fracmfg.pc bin/fracmfg)
+  if(NOT EXISTS "${PREFIX}/${f}")
+    message(FATAL_ERROR "install test: ${f} was not installed")
+  endif()
+endforeach()
+# Nothing private is installed.
+file(GLOB_RECURSE _installed_src RELATIVE "${PREFIX}" "${PREFIX}/include/*.cpp" "${PREFIX}/include/*.cu")
+if(_installed_src)
+  message(FATAL_ERROR "install test: sources were installed: ${_installed_src}")
+endif()
+
+# 1. find_package(fracmfg) from a separate CMake project.
+run(${CMAKE_COMMAND} -S "${CONSUMER_SRC}" -B "${WORK_DIR}/cmake" -DCMAKE_PREFIX_PATH=${PREFIX}
+    -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/cmake")
+run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/cmake/consumer")
+if(NOT LAST_OUTPUT MATCHES "consumer: 2 ranks, sum 3, fracmfg [0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "install test: unexpected consumer output")
+endif()
+
+# 2. The same program built with pkg-config only.
+set(ENV{PKG_CONFIG_PATH} "${PREFIX}/lib/pkgconfig:$ENV{PKG_CONFIG_PATH}")
+execute_process(COMMAND pkg-config --cflags --libs fracmfg OUTPUT_VARIABLE pc_flags
+                RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "install test: pkg-config does not know fracmfg")
+endif()
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run(${CXX} -std=c++17 "${CONSUMER_SRC}/consumer.cpp" -o "${WORK_DIR}/consumer_pc" ${pc_flags}
+    "-Wl,-rpath,${PREFIX}/lib")
+run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/consumer_pc")
+if(NOT LAST_OUTPUT MATCHES "consumer: 2 ranks, sum 3")
+  message(FATAL_ERROR "install test: unexpected output of the pkg-config build")
+endif()
