@@ -22,7 +22,7 @@ std::string deck_what(const std::string& file, int line, int column, const std::
 std::string not_compiled_what(const std::string& feature,
                               const std::vector<std::string>& available) {
   std::ostringstream os;
-  os << feature << " is not compiled into this build of fracmfg";
+  os << feature << " is not available in this build of fracmfg";
   if (!available.empty()) {
     os << " (available:";
     for (const auto& a : available) os << ' ' << a;
