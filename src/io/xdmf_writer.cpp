@@ -1,0 +1,251 @@
+#include "io/xdmf_writer.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <sstream>
+#include <tuple>
+#include <unistd.h>
+
+#include "fracmfg/core/error.hpp"
+
+namespace fracmfg::io::detail {
+
+namespace {
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", x);
+  return buf;
+}
+
+/// Grid identity: fields are put in one temporal collection when these agree.
+using GridKey =
+    std::tuple<int, std::array<PetscInt, 3>, std::array<double, 3>, std::array<double, 3>>;
+
+GridKey key_of(const XdmfField& f) {
+  return {f.shape.dim, f.shape.size, f.grid.origin, f.grid.spacing};
+}
+
+/// XDMF lists CoRectMesh dimensions, origin and spacing slowest axis first (z y x). XDMF
+/// has no 1D structured mesh: a 1D field is a 2D mesh one point thick.
+struct Mesh {
+  std::string topology;
+  std::string geometry;
+  std::string dims;
+  std::string origin;
+  std::string spacing;
+  int rank = 2;
+};
+
+Mesh mesh_of(const XdmfField& f) {
+  Mesh m;
+  std::ostringstream dims;
+  std::ostringstream origin;
+  std::ostringstream spacing;
+  if (f.shape.dim == 1) {
+    m.topology = "2DCoRectMesh";
+    m.geometry = "ORIGIN_DXDY";
+    dims << "1 " << f.shape.size[0];
+    origin << "0 " << number(f.grid.origin[0]);
+    spacing << "1 " << number(f.grid.spacing[0]);
+    m.rank = 2;
+  } else {
+    m.topology = f.shape.dim == 2 ? "2DCoRectMesh" : "3DCoRectMesh";
+    m.geometry = f.shape.dim == 2 ? "ORIGIN_DXDY" : "ORIGIN_DXDYDZ";
+    for (int d = f.shape.dim - 1; d >= 0; --d) {
+      const auto k = static_cast<std::size_t>(d);
+      const char* sep = d == f.shape.dim - 1 ? "" : " ";
+      dims << sep << f.shape.size[k];
+      origin << sep << number(f.grid.origin[k]);
+      spacing << sep << number(f.grid.spacing[k]);
+    }
+    m.rank = f.shape.dim;
+  }
+  m.dims = dims.str();
+  m.origin = origin.str();
+  m.spacing = spacing.str();
+  return m;
+}
+
+/// Dataset dimensions as XDMF text (slowest first, + dof).
+std::string data_dims(const FieldShape& s, bool with_dof) {
+  std::ostringstream os;
+  for (int d = s.dim - 1; d >= 0; --d) {
+    os << (d == s.dim - 1 ? "" : " ") << s.size[static_cast<std::size_t>(d)];
+  }
+  if (with_dof) os << ' ' << s.dof;
+  return os.str();
+}
+
+void write_attribute(std::ostringstream& os, const std::string& h5, const XdmfField& f,
+                     std::int64_t step) {
+  const std::string source = xml_escape(h5) + ":" + xml_escape(field_dataset_path(f.name, step));
+  const std::string indent = "        ";
+  if (f.shape.dof == 1) {
+    os << indent << "<Attribute Name=\"" << xml_escape(f.component_names.at(0))
+       << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+       << indent << "  <DataItem Dimensions=\"" << data_dims(f.shape, false)
+       << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << source << "</DataItem>\n"
+       << indent << "</Attribute>\n";
+    return;
+  }
+  // One scalar attribute per component: a HyperSlab (start, stride, count, each of
+  // dataset rank) picking component c out of the trailing dof dimension.
+  const int rank = f.shape.dim + 1;
+  for (PetscInt c = 0; c < f.shape.dof; ++c) {
+    std::ostringstream start;
+    std::ostringstream stride;
+    std::ostringstream count;
+    for (int d = f.shape.dim - 1; d >= 0; --d) {
+      const char* sep = d == f.shape.dim - 1 ? "" : " ";
+      start << sep << 0;
+      stride << sep << 1;
+      count << sep << f.shape.size[static_cast<std::size_t>(d)];
+    }
+    start << ' ' << c;
+    stride << ' ' << 1;
+    count << ' ' << 1;
+    os << indent << "<Attribute Name=\""
+       << xml_escape(f.component_names.at(static_cast<std::size_t>(c)))
+       << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+       << indent << "  <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << count.str()
+       << "\" Type=\"HyperSlab\">\n"
+       << indent << "    <DataItem Dimensions=\"3 " << rank << "\" Format=\"XML\">" << start.str()
+       << ' ' << stride.str() << ' ' << count.str() << "</DataItem>\n"
+       << indent << "    <DataItem Dimensions=\"" << data_dims(f.shape, true)
+       << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << source << "</DataItem>\n"
+       << indent << "  </DataItem>\n"
+       << indent << "</Attribute>\n";
+  }
+}
+
+}  // namespace
+
+std::string render_xdmf(const std::string& h5_file_name, const std::vector<XdmfField>& fields) {
+  // Group the fields by grid, keeping the order in which grids first appear.
+  std::vector<GridKey> order;
+  std::map<GridKey, std::vector<const XdmfField*>> groups;
+  for (const auto& f : fields) {
+    if (f.steps.empty()) continue;
+    const GridKey k = key_of(f);
+    if (groups.find(k) == groups.end()) order.push_back(k);
+    groups[k].push_back(&f);
+  }
+
+  std::ostringstream os;
+  os << "<?xml version=\"1.0\" ?>\n"
+     << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+     << "<Xdmf Version=\"2.0\">\n"
+     << "  <Domain>\n";
+  for (const GridKey& k : order) {
+    const auto& members = groups[k];
+    std::string name;
+    for (const XdmfField* f : members) name += (name.empty() ? "" : "+") + f->name;
+    // Steps of the collection: every step any member was written at, in first-write order.
+    std::vector<std::pair<std::int64_t, double>> steps;
+    for (const XdmfField* f : members) {
+      for (std::size_t i = 0; i < f->steps.size(); ++i) {
+        bool seen = false;
+        for (const auto& s : steps) seen = seen || s.first == f->steps[i];
+        if (!seen) steps.emplace_back(f->steps[i], f->times[i]);
+      }
+    }
+    const Mesh mesh = mesh_of(*members.front());
+    os << "    <Grid Name=\"" << xml_escape(name)
+       << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+    for (const auto& [step, time] : steps) {
+      os << "      <Grid Name=\"" << xml_escape(name) << "_" << step << "\" GridType=\"Uniform\">\n"
+         << "        <Time Value=\"" << number(time) << "\"/>\n"
+         << "        <Topology TopologyType=\"" << mesh.topology << "\" Dimensions=\"" << mesh.dims
+         << "\"/>\n"
+         << "        <Geometry GeometryType=\"" << mesh.geometry << "\">\n"
+         << "          <DataItem Name=\"Origin\" Dimensions=\"" << mesh.rank
+         << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << mesh.origin
+         << "</DataItem>\n"
+         << "          <DataItem Name=\"Spacing\" Dimensions=\"" << mesh.rank
+         << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << mesh.spacing
+         << "</DataItem>\n"
+         << "        </Geometry>\n";
+      for (const XdmfField* f : members) {
+        for (std::int64_t s : f->steps) {
+          if (s == step) {
+            write_attribute(os, h5_file_name, *f, step);
+            break;
+          }
+        }
+      }
+      os << "      </Grid>\n";
+    }
+    os << "    </Grid>\n";
+  }
+  os << "  </Domain>\n"
+     << "</Xdmf>\n";
+  return os.str();
+}
+
+void fsync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) {
+    throw IoError("cannot open '" + path + "' to flush it: " + std::strerror(errno));
+  }
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  // Some file systems do not support fsync on directories (EINVAL): nothing to flush there.
+  if (rc != 0 && !(directory && (err == EINVAL || err == EBADF))) {
+    throw IoError("cannot flush '" + path + "' to disk: " + std::strerror(err));
+  }
+}
+
+void write_text_file_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  fs::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  std::random_device rd;
+  char suffix[32];
+  std::snprintf(suffix, sizeof(suffix), ".tmp-%d-%08x", static_cast<int>(::getpid()), rd());
+  const fs::path tmp = dir / ("." + target.filename().string() + suffix);
+  std::FILE* f = std::fopen(tmp.c_str(), "wx");
+  if (f == nullptr) {
+    throw IoError("cannot create '" + tmp.string() + "' (for '" + path +
+                  "'): " + std::strerror(errno));
+  }
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int write_errno = errno;
+  const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !flushed || !closed) {
+    std::remove(tmp.c_str());
+    throw IoError("cannot write '" + path + "': " + std::strerror(written ? errno : write_errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw IoError("cannot rename '" + tmp.string() + "' to '" + path + "': " + std::strerror(err));
+  }
+  fsync_path(dir.string(), true);
+}
+
+}  // namespace fracmfg::io::detail
