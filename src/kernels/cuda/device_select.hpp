@@ -1,0 +1,10 @@
+#pragma once
+// Host-callable device selection of the CUDA backend (implemented in device_select.cu).
+// Plain C++ so that g++-compiled dispatch code in src/exec can include it.
+#include <string>
+
+namespace fracmfg::kernels::cuda {
+/// Makes `device` current for the calling host thread (cudaSetDevice) and creates its
+/// context. Returns an empty string on success, else the CUDA error text.
+std::string select_device(int device);
+}  // namespace fracmfg::kernels::cuda
