@@ -22,8 +22,9 @@
 namespace fracmfg::test {
 
 /// An empty directory <build>/tests/h5_scratch/<name> (the system temp directory outside
-/// ctest), the same path on every rank of comm. Collective.
-inline std::string scratch_dir(MPI_Comm comm, const std::string& name) {
+/// ctest), the same path on every rank of comm; with fresh = false an existing directory
+/// keeps its content. Collective.
+inline std::string scratch_dir(MPI_Comm comm, const std::string& name, bool fresh = true) {
   namespace fs = std::filesystem;
   const char* bin = std::getenv("FRACMFG_BINARY_DIR");
   const fs::path base = bin != nullptr && *bin != '\0' ? fs::path(bin) / "tests" / "h5_scratch"
@@ -32,7 +33,7 @@ inline std::string scratch_dir(MPI_Comm comm, const std::string& name) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
-    fs::remove_all(dir);
+    if (fresh) fs::remove_all(dir);
     fs::create_directories(dir);
   }
   MPI_Barrier(comm);
