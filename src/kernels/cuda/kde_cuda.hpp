@@ -1,0 +1,18 @@
+#pragma once
+// Host-callable CUDA implementation of kernels::kde (defined in kde.cu). Plain C++: the
+// g++-compiled dispatch includes it.
+
+#include "fracmfg/kernels/kde.hpp"
+#include "kernels/host/kde_plan.hpp"
+
+namespace fracmfg::kernels::cuda {
+
+/// Binned estimate of a checked call with its plan (spectra included) on `device`: binning
+/// with atomicAdd, cuFFT D2Z/Z2D convolution. Throws fracmfg::Error ("CUDA ...") on failure.
+void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density,
+                int device);
+
+/// Exact sum of a checked call with its plan on `device`, one thread per grid point.
+void kde_exact(const detail::KdePlan& plan, const KdeSamples& samples, double* density, int device);
+
+}  // namespace fracmfg::kernels::cuda
