@@ -129,11 +129,11 @@ Partition2d partition_2d(const std::vector<double>& rank_weights, int px, int py
   }
   std::vector<double> column(static_cast<std::size_t>(px), 0.0);
   std::vector<double> row(static_cast<std::size_t>(py), 0.0);
-  for (int j = 0; j < py; ++j) {
-    for (int i = 0; i < px; ++i) {
-      const double w = rank_weights[static_cast<std::size_t>(i + px * j)];
-      column[static_cast<std::size_t>(i)] += w;
-      row[static_cast<std::size_t>(j)] += w;
+  for (std::size_t j = 0; j < row.size(); ++j) {
+    for (std::size_t i = 0; i < column.size(); ++i) {
+      const double w = rank_weights[i + column.size() * j];
+      column[i] += w;
+      row[j] += w;
     }
   }
   Partition2d out;

@@ -2,10 +2,12 @@
 // performance model with exploration and learning, fallback on cuda failures, reports.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +23,23 @@
 namespace fe = fracmfg::exec;
 using fracmfg::core::Logger;
 using fracmfg::core::LogLevel;
+
+// Counts every allocation of this program, to check that place() and run() make none.
+namespace {
+std::atomic<long> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace {
 
@@ -647,4 +666,29 @@ TEST(exec_selector, LearnedModelIsKeptBetweenRuns) {
   fe::Selector third(gpu_node(), cpu);
   EXPECT_FALSE(third.model().find_kernel("k").has_value());
   std::filesystem::remove_all(dir);
+}
+
+TEST(exec_selector, PlaceAndRunDoNotAllocate) {
+  fe::Selector sel(gpu_node(), test_config());
+  const fe::KernelId k = sel.kernel("k");
+  std::vector<fe::Workload> ws;
+  for (double n = 10.0; n < 1e9; n *= 10.0) ws.push_back(workload(k, n));
+  double sink = 0.0;
+  for (const auto& w : ws) sel.place(w);  // first sight of the kernel sets its prior
+  const long before = allocations.load();
+  for (int i = 0; i < 2000; ++i) {
+    const fe::Workload& w = ws[static_cast<std::size_t>(i) % ws.size()];
+    const fe::Decision d = sel.place(w);
+    sink += d.predicted_host;
+    const fe::RunResult r = sel.run(
+        w, [&] { sink += 1.0; }, [&] { sink += 2.0; });
+    sink += r.seconds;
+  }
+  EXPECT_EQ(allocations.load() - before, 0);
+  EXPECT_GT(sink, 0.0);
+  // The counter does see the library's allocations: registering a kernel allocates.
+  const long registered = allocations.load();
+  sel.kernel("a_kernel_name_longer_than_the_small_string_buffer");
+  EXPECT_GT(allocations.load(), registered);
+  EXPECT_GT(sel.stats(k, fe::Backend::cuda).calls + sel.stats(k, fe::Backend::host).calls, 0u);
 }
