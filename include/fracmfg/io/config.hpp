@@ -1,0 +1,236 @@
+#pragma once
+// Typed configurations, one per solver and one per shared deck section, filled by io::Deck
+// from a validated deck. Members mirror the deck's keys (docs/deck_reference.md); the
+// member initialisers are the deck's defaults (a unit test checks that they agree), and
+// keys the deck requires get a plain placeholder so a config can also be built in code.
+//
+// Formulas are stored as ExpressionSpec: the text and the ordered variable names, not as a
+// compiled core::Expression. Configs thus stay plain values (copy, compare, broadcast) and
+// each user compiles its own parser (spec.compile()), one per thread if needed. Every
+// ExpressionSpec coming from a Deck has been compiled once already, so compile() does not
+// throw for them.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/expression.hpp"
+#include "fracmfg/core/logger.hpp"
+
+namespace fracmfg::io {
+
+enum class Problem { mfg, fode, fpde };
+
+/// A formula of the deck and the variables it is a function of, in evaluation order.
+struct ExpressionSpec {
+  std::string text = "0";
+  std::vector<std::string> variables;
+  /// Compiles the formula (throws core::ExpressionError if it is not valid).
+  core::Expression compile() const { return core::Expression(text, variables); }
+};
+
+/// execution: where node-local kernels run.
+struct ExecutionConfig {
+  enum class Backend { cpu, cuda, automatic };  ///< deck words cpu | cuda | auto
+  Backend backend = Backend::automatic;
+  bool learn = true;
+  bool report = false;
+  int max_ranks_per_gpu = 4;
+};
+
+/// output: results and checkpoints.
+struct OutputConfig {
+  std::string file;             ///< deck default: results/<deck stem>.h5
+  int every = 1;                ///< write every this many steps (MFG: outer iterations)
+  int checkpoint_every = 0;     ///< 0: no checkpoints
+  std::string checkpoint_file;  ///< deck default: `file` with .h5 replaced by .chk.h5
+};
+
+/// logging: level and which ranks write.
+struct LoggingConfig {
+  core::LogLevel level = core::LogLevel::info;
+  bool all_ranks = false;
+};
+
+/// mfg: a mean field game on [0, Lx] (x [0, Ly]) over [0, T]. Formulas are functions of
+/// (x, y) or (x, y, t); in a 1D domain they do not use y (the deck reader checks it).
+struct MfgConfig {
+  struct Domain {
+    enum class Boundary { periodic, reflecting };
+    std::vector<double> length = {1.0};  ///< [Lx] or [Lx, Ly]; the dimension is its size
+    Boundary boundary = Boundary::periodic;
+  };
+  struct Grid {
+    std::vector<int> points = {101};  ///< one per domain length, each >= 3
+  };
+  struct Time {
+    double horizon = 1.0;
+    int steps = 100;
+  };
+  /// H(x, p) = |p|^2 / (2 c(x)).
+  struct Hamiltonian {
+    enum class Type { quadratic };
+    Type type = Type::quadratic;
+    ExpressionSpec control_cost{"1", {"x", "y"}};  ///< c(x, y) > 0
+  };
+  /// F(x, m) = strength f(m) + potential(x).
+  struct Coupling {
+    enum class Type { log, power, nonlocal };
+    Type type = Type::log;
+    double exponent = 1.0;  ///< power: f(m) = m^exponent
+    double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
+    double strength = 1.0;
+    ExpressionSpec potential{"0", {"x", "y"}};
+  };
+  struct Sources {
+    ExpressionSpec hjb{"0", {"x", "y", "t"}};
+    ExpressionSpec fp{"0", {"x", "y", "t"}};
+  };
+  struct FokkerPlanck {
+    enum class Method { fdm, particles };
+    Method method = Method::fdm;
+    std::int64_t particles = 100000;  ///< over all ranks
+    double bandwidth = 0.0;           ///< 0: Silverman's rule
+    std::int64_t seed = 1;
+  };
+  struct Iteration {
+    enum class Schedule { fixed, fictitious_play };
+    double damping = 0.5;  ///< in (0, 1]
+    Schedule schedule = Schedule::fixed;
+    int anderson = 0;  ///< 0: off
+    double tolerance = 1.0e-8;
+    int max_iterations = 200;
+  };
+
+  Domain domain;
+  Grid grid;
+  Time time;
+  double diffusion = 0.0;
+  Hamiltonian hamiltonian;
+  Coupling coupling;
+  ExpressionSpec initial_density{"1", {"x", "y"}};
+  ExpressionSpec terminal_cost{"0", {"x", "y"}};
+  double terminal_coupling = 0.0;  ///< g in u(T) = G + g m(T)
+  Sources sources;
+  FokkerPlanck fokker_planck;
+  Iteration iteration;
+
+  int dimension() const { return static_cast<int>(domain.length.size()); }
+};
+
+/// fode: D^a y_i = f_i(t, y1..yd) (Caputo), i = 1..d, on [0, T].
+struct FodeConfig {
+  enum class Method { abm, trapezoidal };
+  enum class History { automatic, direct, fft };  ///< deck words auto | direct | fft
+  struct Newton {
+    enum class Jacobian { finite_difference };
+    double tolerance = 1.0e-12;
+    int max_iterations = 20;
+    Jacobian jacobian = Jacobian::finite_difference;
+  };
+
+  std::vector<double> order = {0.5};  ///< one for all components, or one per component
+  double horizon = 1.0;
+  int steps = 100;
+  Method method = Method::abm;
+  int corrector_iterations = 1;
+  History history = History::automatic;
+  Newton newton;
+  std::vector<ExpressionSpec> rhs;         ///< f_i, each of the variables t, y1..yd
+  std::vector<double> initial;             ///< y(0), d values
+  std::vector<double> initial_derivative;  ///< y'(0), d values when some order > 1, else empty
+
+  std::size_t dimension() const { return rhs.size(); }
+  /// The order of component i (0-based).
+  double order_of(std::size_t i) const { return order.size() == 1 ? order[0] : order.at(i); }
+};
+
+/// fpde: time- or space-fractional diffusion on [0, Lx] (x [0, Ly]) over [0, T].
+struct FpdeConfig {
+  enum class Type { time_fractional, space_fractional };
+  struct Domain {
+    enum class Boundary { dirichlet, neumann, periodic };
+    std::vector<double> length = {1.0};
+    Boundary boundary = Boundary::dirichlet;
+  };
+  struct Grid {
+    std::vector<int> points = {101};
+  };
+  struct Time {
+    double horizon = 1.0;
+    int steps = 100;
+    double grading = 1.0;  ///< t_n = T (n / steps)^grading; 1: uniform
+  };
+  struct History {
+    enum class Method { direct, soe };
+    Method method = Method::soe;
+    double tolerance = 1.0e-10;
+  };
+  struct Solver {
+    enum class Preconditioner { automatic, circulant, none };  ///< deck words auto | ...
+    Preconditioner preconditioner = Preconditioner::automatic;
+  };
+
+  Type type = Type::time_fractional;
+  double order = 0.5;  ///< (0, 1) time_fractional, (1, 2] space_fractional
+  Domain domain;
+  Grid grid;
+  Time time;
+  double diffusivity = 1.0;
+  ExpressionSpec initial{"0", {"x", "y"}};
+  ExpressionSpec source{"0", {"x", "y", "t"}};
+  ExpressionSpec boundary_value{"0", {"x", "y", "t"}};  ///< value (dirichlet) or flux (neumann)
+  History history;                                      ///< time_fractional only
+  Solver solver;
+
+  int dimension() const { return static_cast<int>(domain.length.size()); }
+};
+
+// Field-by-field equality (formulas compare by text and variables).
+bool operator==(const ExpressionSpec& a, const ExpressionSpec& b);
+bool operator==(const ExecutionConfig& a, const ExecutionConfig& b);
+bool operator==(const OutputConfig& a, const OutputConfig& b);
+bool operator==(const LoggingConfig& a, const LoggingConfig& b);
+bool operator==(const MfgConfig& a, const MfgConfig& b);
+bool operator==(const FodeConfig& a, const FodeConfig& b);
+bool operator==(const FpdeConfig& a, const FpdeConfig& b);
+inline bool operator!=(const ExpressionSpec& a, const ExpressionSpec& b) {
+  return !(a == b);
+}
+inline bool operator!=(const ExecutionConfig& a, const ExecutionConfig& b) {
+  return !(a == b);
+}
+inline bool operator!=(const OutputConfig& a, const OutputConfig& b) {
+  return !(a == b);
+}
+inline bool operator!=(const LoggingConfig& a, const LoggingConfig& b) {
+  return !(a == b);
+}
+inline bool operator!=(const MfgConfig& a, const MfgConfig& b) {
+  return !(a == b);
+}
+inline bool operator!=(const FodeConfig& a, const FodeConfig& b) {
+  return !(a == b);
+}
+inline bool operator!=(const FpdeConfig& a, const FpdeConfig& b) {
+  return !(a == b);
+}
+
+// The deck word of each enumerator ("auto" for Backend::automatic, ...).
+const char* to_string(Problem v);
+const char* to_string(ExecutionConfig::Backend v);
+const char* to_string(MfgConfig::Domain::Boundary v);
+const char* to_string(MfgConfig::Hamiltonian::Type v);
+const char* to_string(MfgConfig::Coupling::Type v);
+const char* to_string(MfgConfig::FokkerPlanck::Method v);
+const char* to_string(MfgConfig::Iteration::Schedule v);
+const char* to_string(FodeConfig::Method v);
+const char* to_string(FodeConfig::History v);
+const char* to_string(FodeConfig::Newton::Jacobian v);
+const char* to_string(FpdeConfig::Type v);
+const char* to_string(FpdeConfig::Domain::Boundary v);
+const char* to_string(FpdeConfig::History::Method v);
+const char* to_string(FpdeConfig::Solver::Preconditioner v);
+
+}  // namespace fracmfg::io

@@ -1,0 +1,348 @@
+#include "fracmfg/core/expression.hpp"
+
+#include <muParser.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace fracmfg::core {
+
+ExpressionError::ExpressionError(std::string expression, int position, const std::string& message)
+    : Error(message), expression_(std::move(expression)), position_(position) {}
+
+namespace {
+
+double fn_floor(double v) {
+  return std::floor(v);
+}
+double fn_ceil(double v) {
+  return std::ceil(v);
+}
+double fn_erf(double v) {
+  return std::erf(v);
+}
+double fn_erfc(double v) {
+  return std::erfc(v);
+}
+double fn_fmod(double a, double b) {
+  return std::fmod(a, b);
+}
+double fn_pow(double a, double b) {
+  return std::pow(a, b);
+}
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kE = 2.71828182845904523536;
+
+bool is_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : candidates) {
+    const std::size_t dist = edit_distance(word, c);
+    if (dist < best_d) {
+      best_d = dist;
+      best = c;
+    }
+  }
+  // A suggestion must keep part of the word: "t" -> "x" would be noise, "sine" -> "sin" helps.
+  const std::size_t limit = std::max<std::size_t>(1, std::min(word.size(), best.size()) / 2);
+  return best_d <= limit && best_d < word.size() ? best : std::string();
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// muparser's messages end with "found at position N." (0-based); the position is reported
+// separately (1-based), so drop it from the text.
+std::string reason_of(const std::string& msg) {
+  static const std::regex position_suffix(R"(\s*(found\s+)?at position -?\d+)");
+  std::string r = std::regex_replace(msg, position_suffix, "");
+  while (!r.empty() && (r.back() == '.' || r.back() == '!' || r.back() == ' ')) r.pop_back();
+  if (!r.empty()) r[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(r[0])));
+  return r;
+}
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+}  // namespace
+
+struct Expression::Impl {
+  std::string text;
+  std::vector<std::string> variables;
+  std::vector<double> values;  // never resized after construction: the parser points into it
+  std::vector<bool> used;
+  mu::Parser parser;
+  bool constant = false;
+  double constant_value = 0.0;
+
+  Impl(std::string t, std::vector<std::string> vars)
+      : text(std::move(t)),
+        variables(std::move(vars)),
+        values(variables.size(), 0.0),
+        used(variables.size(), false) {
+    compile();
+  }
+
+  std::vector<std::string> all_function_names() const {
+    std::vector<std::string> names;
+    for (const auto& kv : parser.GetFunDef()) names.push_back(kv.first);
+    return names;
+  }
+
+  [[noreturn]] void fail(int position, const std::string& message) const {
+    throw ExpressionError(text, position, message);
+  }
+
+  void check_variables() {
+    const auto functions = all_function_names();
+    for (std::size_t k = 0; k < variables.size(); ++k) {
+      const auto& v = variables[k];
+      auto bad = [&](const std::string& why) {
+        throw ExpressionError(
+            text, 0, "invalid variable name " + quoted(v) + " for " + quoted(text) + ": " + why);
+      };
+      if (!is_name(v)) bad("names are letters, digits and _, starting with a letter or _");
+      if (v == "pi" || v == "e" || v == "_pi" || v == "_e") bad("it is a constant");
+      if (std::find(functions.begin(), functions.end(), v) != functions.end()) {
+        bad("it is a function");
+      }
+      if (std::find(variables.begin(), variables.begin() + static_cast<std::ptrdiff_t>(k), v) !=
+          variables.begin() + static_cast<std::ptrdiff_t>(k)) {
+        bad("declared twice");
+      }
+    }
+  }
+
+  // muparser accepts "x = 3" (assignment to a variable); a deck formula must not change its
+  // own inputs, so a lone '=' is an error.
+  void reject_assignment() const {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '=') continue;
+      const char prev = i > 0 ? text[i - 1] : '\0';
+      const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+      if (next == '=') {
+        ++i;  // "=="
+        continue;
+      }
+      if (prev == '<' || prev == '>' || prev == '!') continue;
+      fail(static_cast<int>(i) + 1, "syntax error at position " + std::to_string(i + 1) + " in " +
+                                        quoted(text) +
+                                        ": assignment \"=\" is not allowed (use == to compare)");
+    }
+  }
+
+  [[noreturn]] void translate(const mu::Parser::exception_type& e) const {
+    // 1-based; muparser may point past the end for "unexpected end": clamp to just after it.
+    const int pos = e.GetPos() >= 0
+                        ? std::min(static_cast<int>(e.GetPos()), static_cast<int>(text.size())) + 1
+                        : 0;
+    const std::string token = e.GetToken();
+    const std::string at =
+        (pos > 0 ? " at position " + std::to_string(pos) : std::string()) + " in " + quoted(text);
+    if (e.GetCode() == mu::ecUNEXPECTED_EOF && text.find_first_not_of(" \t") == std::string::npos) {
+      fail(0, "expression is empty");
+    }
+    if (e.GetCode() == mu::ecEMPTY_EXPRESSION) fail(0, "expression is empty");
+    if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN && is_name(token)) {
+      // An identifier muparser does not know: a function if "(" follows, else a variable.
+      std::size_t after = static_cast<std::size_t>(std::max(0, e.GetPos())) + token.size();
+      while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+      const bool is_call = after < text.size() && text[after] == '(';
+      std::vector<std::string> candidates;
+      std::string message;
+      if (is_call) {
+        candidates = all_function_names();
+        message = "unknown function " + quoted(token) + at;
+      } else {
+        candidates = variables;
+        candidates.push_back("pi");
+        candidates.push_back("e");
+        message = "unknown variable " + quoted(token) + at + ": declared variables: " +
+                  (variables.empty() ? std::string("none") : join(variables));
+      }
+      const std::string guess = closest(token, candidates);
+      if (!guess.empty()) message += " (did you mean " + quoted(guess) + "?)";
+      fail(pos, message);
+    }
+    fail(pos, "syntax error" + at + ": " + reason_of(e.GetMsg()));
+  }
+
+  void compile() {
+    check_variables();
+    reject_assignment();
+    try {
+      // muparser's defaults are '.' and ','. SetDecSep() must not be called: it rewrites a
+      // static locale shared by all parsers, a data race when threads compile formulas.
+      parser.DefineConst("pi", kPi);
+      parser.DefineConst("e", kE);
+      parser.DefineFun("floor", fn_floor);
+      parser.DefineFun("ceil", fn_ceil);
+      parser.DefineFun("erf", fn_erf);
+      parser.DefineFun("erfc", fn_erfc);
+      parser.DefineFun("fmod", fn_fmod);
+      parser.DefineFun("pow", fn_pow);
+      for (std::size_t k = 0; k < variables.size(); ++k) {
+        parser.DefineVar(variables[k], &values[k]);
+      }
+      parser.SetExpr(text);
+      // SetExpr only stores the text; the first Eval parses it and reports syntax errors.
+      const double v = parser.Eval();
+      if (parser.GetNumResults() != 1) {
+        fail(0, "expression " + quoted(text) + " gives " + std::to_string(parser.GetNumResults()) +
+                    " comma-separated values; expected one");
+      }
+      const auto used_map = parser.GetUsedVar();
+      bool any = false;
+      for (std::size_t k = 0; k < variables.size(); ++k) {
+        used[k] = used_map.count(variables[k]) > 0;
+        any = any || used[k];
+      }
+      constant = !any;
+      constant_value = v;
+    } catch (const mu::Parser::exception_type& e) {
+      translate(e);
+    }
+  }
+
+  double eval() {
+    try {
+      return parser.Eval();
+    } catch (const mu::Parser::exception_type& e) {
+      translate(e);
+    }
+  }
+};
+
+Expression::Expression() : impl_(std::make_unique<Impl>("0", std::vector<std::string>{})) {}
+
+Expression::Expression(std::string text, std::vector<std::string> variables)
+    : impl_(std::make_unique<Impl>(std::move(text), std::move(variables))) {}
+
+Expression::Expression(const Expression& other)
+    : impl_(std::make_unique<Impl>(other.impl_->text, other.impl_->variables)) {}
+
+Expression& Expression::operator=(const Expression& other) {
+  if (this != &other) impl_ = std::make_unique<Impl>(other.impl_->text, other.impl_->variables);
+  return *this;
+}
+
+Expression::Expression(Expression&& other) noexcept : impl_(std::move(other.impl_)) {}
+
+Expression& Expression::operator=(Expression&& other) noexcept {
+  std::swap(impl_, other.impl_);
+  return *this;
+}
+
+Expression::~Expression() = default;
+
+const std::string& Expression::text() const {
+  return impl_->text;
+}
+const std::vector<std::string>& Expression::variables() const {
+  return impl_->variables;
+}
+
+bool Expression::uses(std::string_view variable) const {
+  for (std::size_t k = 0; k < impl_->variables.size(); ++k) {
+    if (impl_->variables[k] == variable) return impl_->used[k];
+  }
+  return false;
+}
+
+bool Expression::is_constant() const {
+  return impl_->constant;
+}
+
+double Expression::evaluate(const double* values) const {
+  if (impl_->constant) return impl_->constant_value;
+  std::copy(values, values + impl_->values.size(), impl_->values.begin());
+  return impl_->eval();
+}
+
+double Expression::operator()(std::initializer_list<double> values) const {
+  if (values.size() != arity()) {
+    throw std::invalid_argument("expression " + quoted(text()) + " takes " +
+                                std::to_string(arity()) + " values, got " +
+                                std::to_string(values.size()));
+  }
+  return evaluate(values.begin());
+}
+
+double Expression::operator()(const std::vector<double>& values) const {
+  if (values.size() != arity()) {
+    throw std::invalid_argument("expression " + quoted(text()) + " takes " +
+                                std::to_string(arity()) + " values, got " +
+                                std::to_string(values.size()));
+  }
+  return evaluate(values.data());
+}
+
+void Expression::evaluate_bulk(std::size_t n, const std::vector<Input>& inputs, double* out) const {
+  if (inputs.size() != arity()) {
+    throw std::invalid_argument("expression " + quoted(text()) + " takes " +
+                                std::to_string(arity()) + " input columns, got " +
+                                std::to_string(inputs.size()));
+  }
+  if (impl_->constant) {
+    std::fill(out, out + n, impl_->constant_value);
+    return;
+  }
+  auto& values = impl_->values;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].data == nullptr) values[k] = inputs[k].value;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      if (inputs[k].data != nullptr) values[k] = inputs[k].data[i * inputs[k].stride];
+    }
+    out[i] = impl_->eval();
+  }
+}
+
+std::vector<std::string> Expression::constant_names() {
+  return {"pi", "e"};
+}
+
+std::vector<std::string> Expression::function_names() {
+  const Expression probe;
+  auto names = probe.impl_->all_function_names();
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace fracmfg::core

@@ -1,0 +1,23 @@
+#pragma once
+// Private to the deck reader: text checks, YAML parsing and validation against the schema.
+
+#include <string>
+
+#include "io/deck_value.hpp"
+
+namespace fracmfg::io::detail {
+
+/// Parses and validates a deck: every problem is a DeckError naming `file` as given, the
+/// 1-based line and column and the dotted key. Returns the value tree (schema order,
+/// defaults filled in, cross-field checks done).
+Value validate_deck(const std::string& text, const std::string& file);
+
+/// Edit distance (insertions, deletions, substitutions, adjacent transpositions).
+std::size_t edit_distance(const std::string& a, const std::string& b);
+/// The candidate closest to `word`, or "" when none is close enough to be a likely typo.
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+
+/// "a, b, c"
+std::string join_words(const std::vector<std::string>& words, const std::string& sep = ", ");
+
+}  // namespace fracmfg::io::detail

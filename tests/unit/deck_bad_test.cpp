@@ -1,0 +1,153 @@
+// Malformed decks: each file in tests/unit/decks/bad must throw a DeckError whose what() is
+// exactly the message stored with it, either on the deck's first line
+// ("# expect: <message>") or, for files that cannot hold a comment, in <name>.expect.
+// Decks are read from their own folder by bare file name, so messages start with it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/io/deck.hpp"
+
+namespace fs = std::filesystem;
+using fracmfg::DeckError;
+using fracmfg::io::Deck;
+
+namespace {
+
+fs::path bad_dir() {
+  const char* root = std::getenv("FRACMFG_SOURCE_DIR");
+  return fs::path(root != nullptr ? root : ".") / "tests" / "unit" / "decks" / "bad";
+}
+
+std::vector<std::string> bad_decks() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(bad_dir(), ec)) {
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string expected_message(const std::string& name) {
+  const fs::path deck = bad_dir() / name;
+  fs::path sidecar = deck;
+  sidecar.replace_extension(".expect");
+  std::string line;
+  if (fs::exists(sidecar)) {
+    std::ifstream in(sidecar);
+    std::getline(in, line);
+    return line;
+  }
+  std::ifstream in(deck, std::ios::binary);
+  std::getline(in, line);
+  const std::string tag = "# expect: ";
+  if (line.compare(0, tag.size(), tag) != 0) return "";
+  return line.substr(tag.size());
+}
+
+// Runs the current directory change for one call and restores it.
+class InDirectory {
+ public:
+  explicit InDirectory(const fs::path& dir) : saved_(fs::current_path()) { fs::current_path(dir); }
+  ~InDirectory() { fs::current_path(saved_); }
+  InDirectory(const InDirectory&) = delete;
+  InDirectory& operator=(const InDirectory&) = delete;
+
+ private:
+  fs::path saved_;
+};
+
+// what() of the DeckError that reading `path` throws; a description otherwise.
+std::string error_reading(const std::string& path) {
+  try {
+    Deck::from_file(path);
+  } catch (const DeckError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a DeckError: ") + e.what();
+  }
+  return "no error";
+}
+
+std::string test_name(const testing::TestParamInfo<std::string>& info) {
+  std::string name = fs::path(info.param).stem().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+}  // namespace
+
+class BadDeck : public testing::TestWithParam<std::string> {};
+
+TEST_P(BadDeck, ThrowsTheExpectedDeckError) {
+  const std::string name = GetParam();
+  const std::string expected = expected_message(name);
+  ASSERT_FALSE(expected.empty()) << name << " has no '# expect: ' line and no .expect file";
+  InDirectory here(bad_dir());
+  EXPECT_EQ(error_reading(name), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Decks, BadDeck, testing::ValuesIn(bad_decks()), test_name);
+
+TEST(BadDecks, CollectionCoversAtLeastThirtyCases) {
+  EXPECT_GE(bad_decks().size(), 30u) << "looked in " << bad_dir();
+}
+
+TEST(BadDecks, ErrorPartsMatchTheMessage) {
+  InDirectory here(bad_dir());
+  try {
+    Deck::from_file("points_below_minimum.yaml");
+    FAIL() << "no error";
+  } catch (const DeckError& e) {
+    EXPECT_EQ(e.file(), "points_below_minimum.yaml");
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_EQ(e.column(), 22);
+    EXPECT_EQ(e.key(), "mfg.grid.points[1]");
+    EXPECT_EQ(e.message(), "expected an integer >= 3, got -3");
+    EXPECT_EQ(e.exit_code(), fracmfg::ExitCode::usage);
+  }
+}
+
+TEST(BadDecks, MissingFileIsADeckError) {
+  InDirectory here(bad_dir());
+  EXPECT_EQ(error_reading("no_such_deck.yaml"),
+            "no_such_deck.yaml: cannot read the deck: no such file");
+}
+
+TEST(BadDecks, DirectoryIsADeckError) {
+  const fs::path dir = fs::temp_directory_path() / "fracmfg_deck_bad_test_dir.yaml";
+  fs::create_directories(dir);
+  InDirectory here(dir.parent_path());
+  EXPECT_EQ(error_reading(dir.filename().string()),
+            dir.filename().string() + ": is a directory, not a deck file");
+  fs::remove(dir);
+}
+
+TEST(BadDecks, FileNameIsReportedAsGiven) {
+  // The same deck through a relative path with folders: the message keeps the path.
+  const fs::path root = bad_dir().parent_path();
+  InDirectory here(root);
+  EXPECT_EQ(error_reading("bad/zero_horizon.yaml"),
+            "bad/zero_horizon.yaml:6:19: mfg.time.horizon: expected a real number > 0, got 0");
+}
+
+TEST(BadDecks, FromStringUsesTheGivenName) {
+  try {
+    Deck::from_string("problem: mfg\nmfg: {diffusion: 1}\n", "inline.yaml");
+    FAIL() << "no error";
+  } catch (const DeckError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "inline.yaml:2:1: mfg.domain: missing required section (with length, boundary)");
+  }
+}
