@@ -485,7 +485,7 @@ class Validator {
         if (c.has_condition()) {
           // Point at the value that makes this key necessary.
           message += " (needed because " + c.condition_path() + " is " +
-                     *condition_word(c.condition_path()) + ")";
+                     condition_word(c.condition_path()).value_or("?") + ")";
           if (c.condition_path() == "problem") where = mark_of(find_key(doc_, "problem").second);
         }
         fail(file_, where, child_path, message);
