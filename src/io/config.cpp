@@ -1,6 +1,7 @@
 #include "fracmfg/io/config.hpp"
 
 #include <array>
+#include <ostream>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -81,6 +82,9 @@ auto tie(const ExpressionSpec& e) {
 
 const char* to_string(Problem v) {
   return word_of(kProblem, v);
+}
+std::ostream& operator<<(std::ostream& os, Problem v) {
+  return os << to_string(v);
 }
 const char* to_string(ExecutionConfig::Backend v) {
   return word_of(kBackend, v);

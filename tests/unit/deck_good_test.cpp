@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -323,6 +324,9 @@ TEST(GoodDecks, TextIsKeptAsRead) {
   const Deck deck = Deck::from_string(kMinimalMfg, "minimal.yaml");
   EXPECT_EQ(deck.text(), kMinimalMfg);
   EXPECT_EQ(deck.file(), "minimal.yaml");
+  std::ostringstream os;
+  os << deck.problem();
+  EXPECT_EQ(os.str(), "mfg");
 }
 
 TEST(GoodDecks, OtherProblemsConfigIsADeckError) {

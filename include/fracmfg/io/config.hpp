@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -232,5 +233,7 @@ const char* to_string(FpdeConfig::Type v);
 const char* to_string(FpdeConfig::Domain::Boundary v);
 const char* to_string(FpdeConfig::History::Method v);
 const char* to_string(FpdeConfig::Solver::Preconditioner v);
+/// Writes to_string(v), e.g. for log lines.
+std::ostream& operator<<(std::ostream& os, Problem v);
 
 }  // namespace fracmfg::io
