@@ -1,16 +1,167 @@
-// fracmfg: the command-line driver.
+// fracmfg: the command-line driver. Sample runs (CI runs these lines):
 //
 //   fracmfg --version
 //   fracmfg info
 //   fracmfg validate inputs/crowd_1d.yaml
-//   mpiexec -n 2 fracmfg run inputs/crowd_1d-ci.yaml
-#include <cstdio>
+//   fracmfg validate --reference > docs/deck_reference.md
+//   mpiexec -n 2 fracmfg run inputs/fode_relaxation-ci.yaml
+//   mpiexec -n 2 fracmfg run inputs/crowd_1d-ci.yaml -- -ksp_monitor
+//
+// A run reads as numbered steps: 1. read and check the deck (every rank, collectively),
+// 2. configure logging and PETSc from it, 3. pick the solver for the problem type,
+// 4. build, solve and write (inside the solver), 5. report.
+//
+// Exit codes: 0 success, 1 other error, 2 bad command line or deck, 3 not available in this
+// build, 4 numerical failure (divergence, NaN), 5 file error, 6 PETSc error.
+#include <CLI/CLI.hpp>
+#include <petscsys.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver_info.hpp"
+#include "fracmfg/config.hpp"
+#include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/io/deck.hpp"
+#include "fracmfg/io/schema.hpp"
+
+namespace {
+
+using fracmfg::core::Environment;
+
+/// Solvers compiled into this build, by deck problem type. Each takes the validated deck.
+using Runner = std::function<int(Environment&, const fracmfg::io::Deck&)>;
+std::map<std::string, Runner> solvers() {
+  return {};
+}
+
+/// Rank in MPI_COMM_WORLD before MPI is initialised (from the launcher's environment), so
+/// that command-line errors are printed once.
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(var); v != nullptr) return std::atoi(v);
+  }
+  return 0;
+}
+
+const char* const exit_code_help =
+    "Exit codes: 0 success, 1 other error, 2 bad command line or deck, 3 not available in "
+    "this build,\n            4 numerical failure, 5 file error, 6 PETSc error.\n"
+    "Environment: FRACMFG_LOG_LEVEL=error|warn|info|debug, FRACMFG_LOG_RANKS=all|0,\n"
+    "             FRACMFG_BACKEND=cpu|cuda|auto, FRACMFG_DISABLE_GPU=1, FRACMFG_PERF_DIR=dir.";
+
+fracmfg::io::Deck load_deck(Environment& env, const std::string& path) {
+  std::optional<fracmfg::io::Deck> deck;
+  fracmfg::core::collective(env.comm(), [&] { deck = fracmfg::io::Deck::load(env.comm(), path); });
+  return *deck;
+}
+
+int cmd_validate(Environment& env, const std::string& path, bool print_resolved) {
+  const auto deck = load_deck(env, path);
+  if (env.rank() == 0) {
+    if (print_resolved) {
+      std::printf("%s", deck.resolved_yaml().c_str());
+    } else {
+      std::printf("%s: valid %s deck\n", path.c_str(), fracmfg::io::to_string(deck.problem()));
+    }
+  }
+  return 0;
+}
+
+int cmd_run(Environment& env, const std::string& path) {
+  // 1. Read and check the deck on every rank.
+  const auto deck = load_deck(env, path);
+  // 2. Logging and PETSc options from the deck (the environment variables still win).
+  const auto logging = deck.logging();
+  env.log().set_level(logging.level);
+  env.log().set_all_ranks(logging.all_ranks);
+  env.log().apply_environment();
+  const std::string problem = fracmfg::io::to_string(deck.problem());
+  env.log().info("deck ", path, " (", problem, "), ", env.size(), " rank(s)");
+  env.log().info("resolved deck:\n", deck.resolved_yaml());
+  if (!deck.petsc_options().empty()) {
+    fracmfg::core::collective(env.comm(), [&] {
+      FRACMFG_PETSC_CHECK(PetscOptionsInsertString(nullptr, deck.petsc_options().c_str()));
+    });
+  }
+  // 3. The solver for this problem type.
+  const auto available = solvers();
+  const auto it = available.find(problem);
+  if (it == available.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, runner] : available) names.push_back(name);
+    throw fracmfg::core::CollectiveError(
+        fracmfg::NotCompiled("problem type " + problem, names).what(),
+        fracmfg::ExitCode::not_compiled, 0);
+  }
+  // 4. Build, solve, write.
+  return it->second(env, deck);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  return fracmfg::core::guarded_main(argc, argv, [](fracmfg::core::Environment& env) {
-    env.log().info("fracmfg");
+  CLI::App app{"fracmfg " FRACMFG_VERSION_STRING
+               ": MPI-distributed Mean Field Games and fractional ODE/PDE solvers"};
+  app.footer(exit_code_help);
+  app.set_version_flag("--version", std::string("fracmfg ") + FRACMFG_VERSION_STRING + " (" +
+                                        FRACMFG_GIT_REVISION + ", " + FRACMFG_BUILD_TYPE + ")");
+  app.require_subcommand(1);
+
+  std::string deck_path;
+  std::vector<std::string> petsc_args;
+  auto* run = app.add_subcommand("run", "Run the solver a deck describes (under mpiexec or srun)");
+  run->add_option("deck", deck_path, "YAML input deck")->required();
+  run->add_option("petsc", petsc_args, "PETSc options after --, e.g. -- -ksp_monitor");
+
+  bool print_resolved = false;
+  bool reference = false;
+  auto* validate = app.add_subcommand("validate", "Check a deck without running anything");
+  validate->add_option("deck", deck_path, "YAML input deck");
+  validate->add_flag("--resolved", print_resolved, "Print the deck with every default filled in");
+  validate->add_flag("--reference", reference,
+                     "Print the reference of every deck key (docs/deck_reference.md)");
+
+  auto* info =
+      app.add_subcommand("info", "Print build options, ranks and the hardware each rank sees");
+  std::string assume_hardware;
+  info->add_option("--assume-hardware", assume_hardware,
+                   "Describe hardware from a YAML file instead of probing it");
+
+  try {
+    app.parse(argc, argv);
+    if (validate->parsed() && !reference && deck_path.empty()) {
+      throw CLI::ValidationError("validate", "a deck file is required (or --reference)");
+    }
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (launcher_rank() == 0) {
+      std::fprintf(stderr, "fracmfg: error: %s\nRun 'fracmfg --help' for usage.\n", e.what());
+    }
+    return static_cast<int>(fracmfg::ExitCode::usage);
+  }
+
+  if (validate->parsed() && reference) {
+    std::printf("%s", fracmfg::io::deck_reference_markdown().c_str());
     return 0;
+  }
+
+  // PETSc reads its options from the command line after "--".
+  std::vector<char*> petsc_argv{argv[0]};
+  for (auto& a : petsc_args) petsc_argv.push_back(a.data());
+  petsc_argv.push_back(nullptr);
+  int petsc_argc = static_cast<int>(petsc_argv.size()) - 1;
+
+  return fracmfg::core::guarded_main(petsc_argc, petsc_argv.data(), [&](Environment& env) {
+    if (validate->parsed()) return cmd_validate(env, deck_path, print_resolved);
+    if (info->parsed()) return fracmfg::driver::print_info(env, assume_hardware);
+    return cmd_run(env, deck_path);
   });
 }

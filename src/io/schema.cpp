@@ -423,7 +423,7 @@ std::string deck_reference_markdown() {
      << "below is checked when the deck is read: unknown or misspelled keys, duplicate\n"
      << "keys, wrong types, values out of range and expressions that do not compile are\n"
      << "errors reported as `file:line:column: dotted.key: message`. Keys that are not\n"
-     << "given take the default shown; `fracmfg validate <deck>` prints the deck with every\n"
+     << "given take the default shown; `fracmfg validate --resolved <deck>` prints the deck with every\n"
      << "default filled in.\n\n"
      << "Conventions:\n\n"
      << "- Ranges: `[a, b]` includes both ends, `(a, b]` excludes `a`; `>= a`, `> a`.\n"
