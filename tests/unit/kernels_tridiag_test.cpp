@@ -326,3 +326,42 @@ TEST(kernels_tridiag_test, PerSystemBodyWorksOnAStridedView) {
   EXPECT_EQ(status, 0);
   EXPECT_LE(rel_error(b.solution(1), b.exact[1]), 1e-12);
 }
+
+TEST(kernels_tridiag_test, PackedEliminationEqualsSingleSystemsBitwise) {
+  // The host interleaves four systems per work item; each lane must do exactly the
+  // single-system arithmetic (the CUDA body), and a failing lane must not disturb the others.
+  for (const bool cyclic : {false, true}) {
+    Batch packed = random_batch(4, 40, fk::TridiagLayout::strided, cyclic, 123);
+    // Lane 2: row 5 has zero sub and diagonal entries, so its pivot is exactly zero.
+    packed.diag[2 * 40 + 5] = 0.0;
+    packed.sub[2 * 40 + 5] = 0.0;
+    Batch single = packed;
+    std::vector<double> work_p(2 * 160), work_s(2 * 160);
+    std::int64_t status[4];
+    if (cyclic) {
+      fk::detail::cyclic_thomas_solve_pack<4>(40, 1, 40, packed.sub.data(), packed.diag.data(),
+                                              packed.super.data(), packed.rhs.data(), work_p.data(),
+                                              work_p.data() + 160, status);
+    } else {
+      fk::detail::thomas_solve_pack<4>(40, 1, 40, packed.sub.data(), packed.diag.data(),
+                                       packed.super.data(), packed.rhs.data(), work_p.data(),
+                                       status);
+    }
+    for (int l = 0; l < 4; ++l) {
+      const std::size_t o = static_cast<std::size_t>(l) * 40;
+      const std::int64_t s =
+          cyclic
+              ? fk::detail::cyclic_thomas_solve_one(
+                    40, 1, single.sub.data() + o, single.diag.data() + o, single.super.data() + o,
+                    single.rhs.data() + o, work_s.data() + o, work_s.data() + 160 + o)
+              : fk::detail::thomas_solve_one(40, 1, single.sub.data() + o, single.diag.data() + o,
+                                             single.super.data() + o, single.rhs.data() + o,
+                                             work_s.data() + o);
+      EXPECT_EQ(status[l], l == 2 ? 6 : 0) << "lane " << l;
+      EXPECT_EQ(s, status[l]) << "lane " << l;
+      if (l != 2) {
+        EXPECT_EQ(packed.solution(l), single.solution(l)) << "lane " << l;
+      }
+    }
+  }
+}

@@ -65,19 +65,33 @@ void tridiag_batched_host(const TridiagBatch& batch, const TridiagOptions& optio
   const double* super = batch.super;
   double* rhs = batch.rhs;
 
-  // The smallest key k*(n+1) + row over failing systems: the first failing system and its
-  // first failing row. m*(n+1) <= 2*m*n fits std::int64_t (check_tridiag_batch).
+  // Work items are packs of `lanes` consecutive systems (the last pack may be shorter and
+  // is solved system by system). The reduction keeps the smallest key k*(n+1) + row over
+  // failing systems: the first failing system and its first failing row. m*(n+1) <= 2*m*n
+  // fits std::int64_t (check_tridiag_batch).
+  constexpr int lanes = 4;
+  const std::int64_t packs = (m + lanes - 1) / lanes;
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
   std::int64_t first_failure = none;
   using Policy =
       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_reduce(
-      "fracmfg::tridiag_batched_host", Policy(0, m),
-      [=](const std::int64_t k, std::int64_t& key) {
-        const std::int64_t status =
-            detail::tridiag_solve_item(interleaved, cyclic, m, n, k, sub, diag, super, rhs, work);
-        if (status != 0) {
-          const std::int64_t candidate = k * (n + 1) + (status - 1);
+      "fracmfg::tridiag_batched_host", Policy(0, packs),
+      [=](const std::int64_t p, std::int64_t& key) {
+        const std::int64_t k0 = p * lanes;
+        std::int64_t status[lanes] = {0, 0, 0, 0};
+        if (k0 + lanes <= m) {
+          detail::tridiag_solve_pack_item<lanes>(interleaved, cyclic, m, n, k0, sub, diag, super,
+                                                 rhs, work, status);
+        } else {
+          for (std::int64_t k = k0; k < m; ++k) {
+            status[k - k0] = detail::tridiag_solve_item(interleaved, cyclic, m, n, k, sub, diag,
+                                                        super, rhs, work);
+          }
+        }
+        for (int l = 0; l < lanes; ++l) {
+          if (status[l] == 0) continue;
+          const std::int64_t candidate = (k0 + l) * (n + 1) + (status[l] - 1);
           if (candidate < key) key = candidate;
         }
       },
