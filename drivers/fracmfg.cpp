@@ -18,7 +18,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,15 +30,27 @@
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/io/schema.hpp"
+#include "runners.hpp"
 
 namespace {
 
 using fracmfg::core::Environment;
 
-/// Solvers compiled into this build, by deck problem type. Each takes the validated deck.
-using Runner = std::function<int(Environment&, const fracmfg::io::Deck&)>;
-std::map<std::string, Runner> solvers() {
+/// Solvers compiled into this build, by deck problem type (drivers/runners.hpp).
+std::map<std::string, fracmfg::driver::Runner> solvers() {
   return {};
+}
+
+/// The rank's selector from the deck's `execution` section (FRACMFG_* variables override).
+fracmfg::exec::SelectorConfig selector_config(const fracmfg::io::ExecutionConfig& e) {
+  using B = fracmfg::io::ExecutionConfig::Backend;
+  fracmfg::exec::SelectorConfig c;
+  c.backend = e.backend == B::cpu    ? fracmfg::exec::BackendChoice::cpu
+              : e.backend == B::cuda ? fracmfg::exec::BackendChoice::cuda
+                                     : fracmfg::exec::BackendChoice::automatic;
+  c.learn = e.learn;
+  c.max_ranks_per_gpu = e.max_ranks_per_gpu;
+  return c;
 }
 
 /// Rank in MPI_COMM_WORLD before MPI is initialised (from the launcher's environment), so
@@ -101,8 +112,21 @@ int cmd_run(Environment& env, const std::string& path) {
         fracmfg::NotCompiled("problem type " + problem, names).what(),
         fracmfg::ExitCode::not_compiled, 0);
   }
-  // 4. Build, solve, write.
-  return it->second(env, deck);
+  // 4. Pick each rank's backend placement (hardware probe is collective), build, solve, write.
+  const auto execution = deck.execution();
+  std::optional<fracmfg::exec::Selector> selector;
+  fracmfg::core::collective(env.comm(), [&] {
+    selector.emplace(fracmfg::exec::Hardware::probe(env.comm()), selector_config(execution),
+                     env.log());
+  });
+  const int code = it->second(env, deck, *selector);
+  // 5. Report: per-rank kernel statistics, and keep what the performance model learned.
+  const auto rows = selector->gather_report(env.comm());
+  if (execution.report && env.rank() == 0) {
+    std::printf("%s", fracmfg::exec::format_report(fracmfg::exec::aggregate_report(rows)).c_str());
+  }
+  if (execution.learn) selector->save_model();
+  return code;
 }
 
 }  // namespace
