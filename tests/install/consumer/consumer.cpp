@@ -1,11 +1,11 @@
 // Uses an installed fracmfg: environment start-up, logging and a distributed PETSc vector
 // whose entry on rank r is r + 1, so the sum is size (size + 1) / 2.
-#include <fracmfg/config.hpp>
-#include <fracmfg/core/environment.hpp>
-#include <fracmfg/core/petsc_check.hpp>
 #include <petscvec.h>
 
 #include <cstdio>
+#include <fracmfg/config.hpp>
+#include <fracmfg/core/environment.hpp>
+#include <fracmfg/core/petsc_check.hpp>
 
 int main(int argc, char** argv) {
   fracmfg::core::Environment env(&argc, &argv);

@@ -4,11 +4,11 @@
 //   host-mpi     the host initialised MPI; fracmfg starts PETSc and Kokkos and leaves MPI up
 //   host-petsc   the host initialised MPI and PETSc; fracmfg starts only Kokkos
 // Prints "PASS <mode>" on success, exits non-zero with a message on the first failed check.
+#include <Kokkos_Core.hpp>
 #include <mpi.h>
 #include <petscvec.h>
 #include <petscviewer.h>
 
-#include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     {
       core::Environment env(&argc, &argv);
-      check(!env.started_mpi() && env.started_petsc() && env.started_kokkos(), "started PETSc+Kokkos only");
+      check(!env.started_mpi() && env.started_petsc() && env.started_kokkos(),
+            "started PETSc+Kokkos only");
     }
     check(mpi_initialized() && !mpi_finalized(), "host's MPI left running");
     check(!Kokkos::is_initialized(), "Kokkos finalised");
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
     PetscInitialize(&argc, &argv, nullptr, nullptr);
     {
       core::Environment env(&argc, &argv);
-      check(!env.started_mpi() && !env.started_petsc() && env.started_kokkos(), "started Kokkos only");
+      check(!env.started_mpi() && !env.started_petsc() && env.started_kokkos(),
+            "started Kokkos only");
     }
     check(petsc_initialized(), "host's PETSc left running");
     Vec v = nullptr;  // PETSc still usable, and its default error handling restored

@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     fracmfg::core::collective(env.comm(), [&] {
-      if (env.rank() == 0) throw fracmfg::DeckError("deck.yaml", 3, 5, "mfg.grid.points", "expected a positive integer, got -3");
+      if (env.rank() == 0)
+        throw fracmfg::DeckError("deck.yaml", 3, 5, "mfg.grid.points",
+                                 "expected a positive integer, got -3");
     });
     return 0;
   });
