@@ -26,8 +26,8 @@
 namespace fracmfg::la {
 
 /// A matrix given as tridiagonal is not: what() names the first offending row and column,
-/// e.g. "matrix is not tridiagonal: row 17 has the nonzero 0.5 in column 25 (allowed
-/// columns: 16, 17, 18)". Thrown on every rank.
+/// e.g. "matrix is not tridiagonal: row 17 has a nonzero in column 25 (allowed columns: 16,
+/// 17, 18)". Thrown on every rank, with the same row and column.
 class NotTridiagonalError : public Error {
  public:
   NotTridiagonalError(const std::string& message, PetscInt row, PetscInt column)

@@ -44,6 +44,7 @@
 #include <mpi.h>
 #include <petscsys.h>
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -95,7 +96,8 @@ class TridiagSolver {
  private:
   // One rank's contribution to the reduced system, exchanged at setup.
   struct Summary;
-  void factor_reduced(const std::vector<Summary>& all);
+  bool factor_reduced();  // from all_; true when it allocated
+  void thomas_reduced(double* v, std::size_t n) const;
   void solve_reduced();
   [[noreturn]] void throw_zero_pivot(PetscInt row, double pivot, double scale) const;
 
@@ -123,6 +125,7 @@ class TridiagSolver {
   std::vector<double> r_lo_, r_di_, r_up_, r_inv_, r_cp_, r_z_;
   double r_sigma_inv_ = 0.0;
   std::vector<double> r_rhs_, r_x_, gathered_;
+  std::vector<Summary> all_;  // every rank's summary from the last setup
   // Neighbour couplings needed by the transposed matrix: super of the previous row and sub
   // of the next row (cyclic wrap when periodic).
   double super_prev_ = 0.0;

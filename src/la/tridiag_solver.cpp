@@ -1,0 +1,392 @@
+#include "fracmfg/la/tridiag_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+
+namespace fracmfg::la {
+
+// What each rank publishes at setup (all doubles, so one MPI_Allgather of MPI_DOUBLE
+// carries it; row counts below 2^31 are exact in a double).
+struct TridiagSolver::Summary {
+  double n;           // rows owned (negative: invalid argument on that rank)
+  double fail_local;  // local index of the first zero pivot, -1 when none
+  double fail_pivot;
+  double fail_scale;
+  double lo[2];  // reduced rows of this rank (min(n, 2) of them)
+  double di[2];
+  double up[2];
+  double sub_first;   // sub of the first owned row (for the transposed matrix)
+  double super_last;  // super of the last owned row
+};
+
+namespace {
+
+constexpr int summary_doubles = 12;
+
+void check_mpi(int code, const char* what) {
+  if (code != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    throw Error(std::string("TridiagSolver: ") + what +
+                " failed: " + std::string(text, static_cast<std::size_t>(len)));
+  }
+}
+
+// Resizes v to n; true when that needed new memory.
+template <class T>
+bool fit(std::vector<T>& v, std::size_t n) {
+  const bool grows = n > v.capacity();
+  v.resize(n);
+  return grows;
+}
+
+constexpr double eps = std::numeric_limits<double>::epsilon();
+
+// A pivot is zero when it is not finite or not larger than eps times its row's scale (the
+// sum of the row's absolute coefficients), which also catches an all-zero row.
+bool is_zero_pivot(double pivot, double scale) {
+  return !std::isfinite(pivot) || !(std::fabs(pivot) > eps * scale);
+}
+
+}  // namespace
+
+TridiagSolver::TridiagSolver(MPI_Comm comm) : comm_(comm) {}
+TridiagSolver::TridiagSolver(TridiagSolver&&) noexcept = default;
+TridiagSolver& TridiagSolver::operator=(TridiagSolver&&) noexcept = default;
+TridiagSolver::~TridiagSolver() = default;
+
+void TridiagSolver::throw_zero_pivot(PetscInt row, double pivot, double scale) const {
+  std::ostringstream os;
+  os << "TridiagSolver: zero pivot at global row " << row << " (pivot " << pivot << ", row scale "
+     << scale << "): the matrix is singular or needs pivoting, which this solver does not do";
+  throw NumericalError(os.str());
+}
+
+void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* diag,
+                          const double* super, bool periodic) {
+  static_assert(sizeof(Summary) == summary_doubles * sizeof(double));
+  setup_ = false;
+  transposed_ready_ = false;
+  check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+
+  Summary mine{};
+  mine.fail_local = -1.0;
+  mine.n = static_cast<double>(n_local);
+  const PetscInt m = n_local < 0 ? 0 : n_local;
+  if (m > 0 && (sub == nullptr || diag == nullptr || super == nullptr)) mine.n = -1.0;
+  bool grew = false;
+
+  if (mine.n >= 0.0) {
+    const auto mu = static_cast<std::size_t>(m);
+    const std::size_t mi = m > 2 ? mu - 2 : 0;
+    grew |= fit(sub_, mu);
+    grew |= fit(diag_, mu);
+    grew |= fit(super_, mu);
+    grew |= fit(inv_, mi);
+    grew |= fit(cp_, mi);
+    grew |= fit(alpha_, mi);
+    grew |= fit(beta_, mi);
+    for (std::size_t i = 0; i < mu; ++i) {
+      sub_[i] = sub[i];
+      diag_[i] = diag[i];
+      super_[i] = super[i];
+    }
+
+    // Interior rows k = 1 .. m-2 (stored at j = k-1): Thomas factorisation of the block with
+    // its end points removed; their couplings sub[1] (to x_first) and super[m-2] (to x_last)
+    // become the right-hand sides of the spikes alpha and beta.
+    bool ok = true;
+    for (std::size_t j = 0; j < mi; ++j) {
+      const std::size_t k = j + 1;
+      const double a = j > 0 ? sub_[k] : 0.0;
+      const double c = j + 1 < mi ? super_[k] : 0.0;
+      const double pivot = diag_[k] - (j > 0 ? a * cp_[j - 1] : 0.0);
+      const double scale = std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]);
+      if (is_zero_pivot(pivot, scale)) {
+        mine.fail_local = static_cast<double>(k);
+        mine.fail_pivot = pivot;
+        mine.fail_scale = scale;
+        ok = false;
+        break;
+      }
+      inv_[j] = 1.0 / pivot;
+      cp_[j] = c * inv_[j];
+    }
+    if (ok && mi > 0) {
+      // alpha = T^{-1} (-sub[1] e_0), beta = T^{-1} (-super[m-2] e_{mi-1}).
+      alpha_[0] = -sub_[1] * inv_[0];
+      for (std::size_t j = 1; j < mi; ++j) alpha_[j] = -sub_[j + 1] * alpha_[j - 1] * inv_[j];
+      for (std::size_t j = mi - 1; j-- > 0;) alpha_[j] -= cp_[j] * alpha_[j + 1];
+      beta_[mi - 1] = -super_[mu - 2] * inv_[mi - 1];
+      for (std::size_t j = mi - 1; j-- > 0;) beta_[j] = -cp_[j] * beta_[j + 1];
+    }
+
+    // The block's reduced rows (first and last row, interior eliminated).
+    if (m == 1) {
+      mine.lo[0] = sub_[0];
+      mine.di[0] = diag_[0];
+      mine.up[0] = super_[0];
+    } else if (m == 2) {
+      for (int r = 0; r < 2; ++r) {
+        mine.lo[r] = sub_[r];
+        mine.di[r] = diag_[r];
+        mine.up[r] = super_[r];
+      }
+    } else if (m > 2 && ok) {
+      mine.lo[0] = sub_[0];
+      mine.di[0] = diag_[0] + super_[0] * alpha_[0];
+      mine.up[0] = super_[0] * beta_[0];
+      mine.lo[1] = sub_[mu - 1] * alpha_[mi - 1];
+      mine.di[1] = diag_[mu - 1] + sub_[mu - 1] * beta_[mi - 1];
+      mine.up[1] = super_[mu - 1];
+    }
+    if (m > 0) {
+      mine.sub_first = sub_[0];
+      mine.super_last = super_[mu - 1];
+    }
+  }
+
+  grew |= fit(all_, static_cast<std::size_t>(size_));
+  check_mpi(MPI_Allgather(&mine, summary_doubles, MPI_DOUBLE, all_.data(), summary_doubles,
+                          MPI_DOUBLE, comm_),
+            "MPI_Allgather");
+
+  // Agree on the outcome: every rank sees the same summaries.
+  std::int64_t total = 0;
+  std::int64_t my_first = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (all_[r].n < 0.0) {
+      throw Error("TridiagSolver::setup: rank " + std::to_string(r) +
+                  " passed a negative row count or missing diagonal arrays");
+    }
+    if (r == rank_) my_first = total;
+    total += static_cast<std::int64_t>(all_[r].n);
+  }
+  if (total > std::numeric_limits<PetscInt>::max()) {
+    throw Error("TridiagSolver::setup: global size " + std::to_string(total) + " exceeds PetscInt");
+  }
+  {
+    std::int64_t offset = 0;
+    std::int64_t bad_row = -1;
+    const Summary* bad = nullptr;
+    for (int r = 0; r < size_; ++r) {
+      if (all_[r].fail_local >= 0.0 && bad == nullptr) {
+        bad_row = offset + static_cast<std::int64_t>(all_[r].fail_local);
+        bad = &all_[r];
+      }
+      offset += static_cast<std::int64_t>(all_[r].n);
+    }
+    if (bad != nullptr) {
+      throw_zero_pivot(static_cast<PetscInt>(bad_row), bad->fail_pivot, bad->fail_scale);
+    }
+  }
+
+  periodic_ = periodic;
+  n_local_ = m;
+  first_row_ = static_cast<PetscInt>(my_first);
+  n_global_ = static_cast<PetscInt>(total);
+  grew |= factor_reduced();
+
+  // Couplings of the neighbouring rows, for A^T: the previous non-empty rank's last super and
+  // the next one's first sub (cyclically when periodic; 0 at the ends otherwise).
+  super_prev_ = 0.0;
+  sub_next_ = 0.0;
+  if (m > 0) {
+    for (int step = 1; step <= size_; ++step) {
+      const int r = rank_ - step;
+      if (r < 0 && !periodic_) break;
+      const Summary& s = all_[(r + size_) % size_];
+      if (s.n > 0.0) {
+        super_prev_ = s.super_last;
+        break;
+      }
+    }
+    for (int step = 1; step <= size_; ++step) {
+      const int r = rank_ + step;
+      if (r >= size_ && !periodic_) break;
+      const Summary& s = all_[r % size_];
+      if (s.n > 0.0) {
+        sub_next_ = s.sub_first;
+        break;
+      }
+    }
+  }
+
+  ++setups_;
+  if (grew) ++allocating_setups_;
+  setup_ = true;
+}
+
+bool TridiagSolver::factor_reduced() {
+  bool grew = false;
+  std::size_t count = 0;
+  for (const Summary& s : all_) count += s.n >= 2.0 ? 2 : static_cast<std::size_t>(s.n);
+  grew |= fit(reduced_rows_, count);
+  grew |= fit(reduced_offset_, static_cast<std::size_t>(size_) + 1);
+  grew |= fit(r_lo_, count);
+  grew |= fit(r_di_, count);
+  grew |= fit(r_up_, count);
+  grew |= fit(r_inv_, count);
+  grew |= fit(r_cp_, count);
+  grew |= fit(r_z_, count);
+  grew |= fit(r_rhs_, count);
+  grew |= fit(r_x_, count);
+  grew |= fit(gathered_, 2 * static_cast<std::size_t>(size_));
+
+  std::size_t q = 0;
+  PetscInt offset = 0;
+  for (int r = 0; r < size_; ++r) {
+    const Summary& s = all_[r];
+    const auto n = static_cast<PetscInt>(s.n);
+    reduced_offset_[r] = static_cast<int>(q);
+    const int rows = n >= 2 ? 2 : static_cast<int>(n);
+    for (int t = 0; t < rows; ++t, ++q) {
+      reduced_rows_[q] = t == 0 ? offset : offset + n - 1;
+      r_lo_[q] = s.lo[t];
+      r_di_[q] = s.di[t];
+      r_up_[q] = s.up[t];
+    }
+    offset += n;
+  }
+  reduced_offset_[size_] = static_cast<int>(q);
+  const std::size_t R = count;
+  if (R == 0) return grew;
+  if (!periodic_) {
+    r_lo_[0] = 0.0;
+    r_up_[R - 1] = 0.0;
+  }
+
+  // Thomas on rows 0 .. nt-1; when cyclic the last unknown is the border, coupled to rows 0
+  // and R-2 through lo[0] and up[R-2].
+  const std::size_t nt = periodic_ ? R - 1 : R;
+  for (std::size_t j = 0; j < nt; ++j) {
+    const double a = j > 0 ? r_lo_[j] : 0.0;
+    const double c = j + 1 < nt ? r_up_[j] : 0.0;
+    const double pivot = r_di_[j] - (j > 0 ? a * r_cp_[j - 1] : 0.0);
+    const double scale = std::fabs(r_lo_[j]) + std::fabs(r_di_[j]) + std::fabs(r_up_[j]);
+    if (is_zero_pivot(pivot, scale)) throw_zero_pivot(reduced_rows_[j], pivot, scale);
+    r_inv_[j] = 1.0 / pivot;
+    r_cp_[j] = c * r_inv_[j];
+  }
+  if (periodic_) {
+    const std::size_t last = R - 1;
+    double sigma = r_di_[last];
+    if (R == 1) {
+      sigma += r_lo_[0] + r_up_[0];
+    } else {
+      // z = T'^{-1} w with w = -(lo[0] e_0 + up[R-2] e_{R-2}): the interior's response to
+      // the border unknown.
+      for (std::size_t j = 0; j < nt; ++j) r_z_[j] = 0.0;
+      r_z_[0] -= r_lo_[0];
+      r_z_[nt - 1] -= r_up_[nt - 1];
+      thomas_reduced(r_z_.data(), nt);
+      sigma += r_lo_[last] * r_z_[nt - 1] + r_up_[last] * r_z_[0];
+    }
+    const double scale = std::fabs(r_lo_[last]) + std::fabs(r_di_[last]) + std::fabs(r_up_[last]);
+    if (is_zero_pivot(sigma, scale)) throw_zero_pivot(reduced_rows_[last], sigma, scale);
+    r_sigma_inv_ = 1.0 / sigma;
+  }
+  return grew;
+}
+
+void TridiagSolver::thomas_reduced(double* v, std::size_t n) const {
+  v[0] *= r_inv_[0];
+  for (std::size_t j = 1; j < n; ++j) v[j] = (v[j] - r_lo_[j] * v[j - 1]) * r_inv_[j];
+  for (std::size_t j = n - 1; j-- > 0;) v[j] -= r_cp_[j] * v[j + 1];
+}
+
+void TridiagSolver::solve_reduced() {
+  const std::size_t R = r_rhs_.size();
+  if (R == 0) return;
+  std::copy(r_rhs_.begin(), r_rhs_.end(), r_x_.begin());
+  if (!periodic_) {
+    thomas_reduced(r_x_.data(), R);
+    return;
+  }
+  if (R == 1) {
+    r_x_[0] *= r_sigma_inv_;
+    return;
+  }
+  const std::size_t nt = R - 1;
+  thomas_reduced(r_x_.data(), nt);
+  const double border =
+      (r_rhs_[nt] - r_lo_[nt] * r_x_[nt - 1] - r_up_[nt] * r_x_[0]) * r_sigma_inv_;
+  for (std::size_t j = 0; j < nt; ++j) r_x_[j] += r_z_[j] * border;
+  r_x_[nt] = border;
+}
+
+void TridiagSolver::solve(const double* b, double* x) {
+  if (!setup_) throw Error("TridiagSolver::solve: setup() has not completed");
+  const auto m = static_cast<std::size_t>(n_local_);
+  const std::size_t mi = m > 2 ? m - 2 : 0;
+
+  // 1. Interior: y = T^{-1} b_interior into x[1 .. m-2] (reads b[k] before writing x[k], so
+  //    x may alias b).
+  if (mi > 0) {
+    double g = b[1] * inv_[0];
+    x[1] = g;
+    for (std::size_t j = 1; j < mi; ++j) {
+      g = (b[j + 1] - sub_[j + 1] * g) * inv_[j];
+      x[j + 1] = g;
+    }
+    for (std::size_t j = mi - 1; j-- > 0;) x[j + 1] -= cp_[j] * x[j + 2];
+  }
+
+  // 2. Reduced right-hand sides of this block, gathered from every rank.
+  double mine[2] = {0.0, 0.0};
+  if (m == 1) {
+    mine[0] = b[0];
+  } else if (m == 2) {
+    mine[0] = b[0];
+    mine[1] = b[1];
+  } else if (m > 2) {
+    mine[0] = b[0] - super_[0] * x[1];
+    mine[1] = b[m - 1] - sub_[m - 1] * x[m - 2];
+  }
+  check_mpi(MPI_Allgather(mine, 2, MPI_DOUBLE, gathered_.data(), 2, MPI_DOUBLE, comm_),
+            "MPI_Allgather");
+  for (int r = 0; r < size_; ++r) {
+    const int q0 = reduced_offset_[r];
+    const int rows = reduced_offset_[r + 1] - q0;
+    for (int t = 0; t < rows; ++t) r_rhs_[q0 + t] = gathered_[2 * r + t];
+  }
+
+  // 3. The interface unknowns (every rank solves the same small system).
+  solve_reduced();
+
+  // 4. Back-substitution.
+  if (m == 0) return;
+  const int q0 = reduced_offset_[rank_];
+  const double x_first = r_x_[q0];
+  const double x_last = r_x_[reduced_offset_[rank_ + 1] - 1];
+  for (std::size_t j = 0; j < mi; ++j) x[j + 1] += alpha_[j] * x_first + beta_[j] * x_last;
+  x[0] = x_first;
+  x[m - 1] = x_last;
+}
+
+void TridiagSolver::solve_transpose(const double* b, double* x) {
+  if (!setup_) throw Error("TridiagSolver::solve_transpose: setup() has not completed");
+  if (!transposed_ready_) {
+    // A^T row i: A(i-1, i) x[i-1] + A(i, i) x[i] + A(i+1, i) x[i+1], that is super of row
+    // i-1, diag of row i, sub of row i+1.
+    const auto m = static_cast<std::size_t>(n_local_);
+    std::vector<double> tsub(m), tsuper(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      tsub[i] = i > 0 ? super_[i - 1] : super_prev_;
+      tsuper[i] = i + 1 < m ? sub_[i + 1] : sub_next_;
+    }
+    if (!transposed_) transposed_ = std::make_unique<TridiagSolver>(comm_);
+    transposed_->setup(n_local_, tsub.data(), diag_.data(), tsuper.data(), periodic_);
+    transposed_ready_ = true;
+  }
+  transposed_->solve(b, x);
+}
+
+}  // namespace fracmfg::la
