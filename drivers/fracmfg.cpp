@@ -38,7 +38,9 @@ using fracmfg::core::Environment;
 
 /// Solvers compiled into this build, by deck problem type (drivers/runners.hpp).
 std::map<std::string, fracmfg::driver::Runner> solvers() {
-  return {};
+  std::map<std::string, fracmfg::driver::Runner> available;
+  available["mfg"] = &fracmfg::driver::run_mfg;
+  return available;
 }
 
 /// The rank's selector from the deck's `execution` section (FRACMFG_* variables override).

@@ -10,4 +10,7 @@ namespace fracmfg::driver {
 
 using Runner = int (*)(core::Environment& env, const io::Deck& deck, exec::Selector& selector);
 
+/// problem: mfg (drivers/run_mfg.cpp).
+int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& selector);
+
 }  // namespace fracmfg::driver

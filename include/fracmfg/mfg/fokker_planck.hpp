@@ -1,0 +1,57 @@
+#pragma once
+// mfg::FokkerPlanckFdm: one implicit Euler step of the Fokker-Planck equation forward in
+// time as the discrete adjoint of the linearised HJB operator (Achdou & Capuzzo-Dolcetta,
+// SIAM J. Numer. Anal. 48 (2010), section 2, eq. (2.9)):
+//
+//   (m^{n+1} - m^n) / dt + L(u^n)^T m^{n+1} = f_m(t_{n+1}),
+//
+// where J(u) = I/dt + L(u) is the HJB Newton Jacobian (mfg/hjb.hpp): L(u) = -nu Lap_h plus
+// the derivative of the upwind numerical Hamiltonian at u. The matrix A = J(u^n)^T is
+// assembled directly, row by row, from the Jacobian's rows on the neighbouring points
+// (exchanged through the ghost layer), no MatTranspose.
+//
+// Properties (exact arithmetic): L(u) 1 = 0, so the column sums of A are 1/dt and
+// sum_i m_i^{n+1} = sum_i m_i^n + dt sum_i f_m: the mass is conserved up to the linear
+// solver's accuracy (to round-off with the default direct solver in 1D). A is the transpose
+// of an M-matrix, so A^{-1} >= 0 and m^n >= 0 gives m^{n+1} >= 0 when f_m >= 0.
+//
+// PETSc options prefix "mfg_fp_" for the KSP. Defaults (before the options are read): as
+// the HJB solver's linear solver (mfg::set_default_linear_solver) with rtol 1e-12 in 2D and
+// the previous level as initial guess for iterative solvers.
+//
+// Collectivity: everything is collective on the model's communicator.
+
+#include <petscksp.h>
+#include <petscmat.h>
+#include <petscvec.h>
+
+#include <memory>
+
+#include "fracmfg/mfg/model.hpp"
+
+namespace fracmfg::mfg {
+
+class FokkerPlanckFdm {
+ public:
+  /// The model must outlive the solver. Collective.
+  explicit FokkerPlanckFdm(const Model& model);
+  ~FokkerPlanckFdm();
+  FokkerPlanckFdm(const FokkerPlanckFdm&) = delete;
+  FokkerPlanckFdm& operator=(const FokkerPlanckFdm&) = delete;
+
+  /// m_next = A^{-1} (m / dt + source): the step from level n (density m) to n + 1 with the
+  /// drift of u = u^n. source: f_m(t_{n+1}) at the owned points, or nullptr for none. m and
+  /// m_next must be different Vecs. Throws core::CollectiveError (exit code numerical) on
+  /// every rank when the linear solve fails.
+  void step(Vec u, Vec m, const double* source, Vec m_next);
+
+  /// Assembles A = J(u)^T and returns it (valid until the next call or step).
+  Mat matrix(Vec u);
+  KSP ksp() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fracmfg::mfg

@@ -1,0 +1,67 @@
+#pragma once
+// mfg::HjbSolver: one implicit Euler step of the HJB equation backward in time,
+//
+//   (u^n - u^{n+1}) / dt - nu Lap_h u^n + H_h(x, D+u^n, D-u^n) = rhs^n,
+//
+// (rhs^n = F(x, m^{n+1}) + f_u(t_n, x) in the mean field game), with the centred Laplacian
+// and the upwind numerical Hamiltonian of mfg/hamiltonian.hpp, solved by Newton's method
+// through a PETSc SNES with the exact Jacobian J = I/dt + L(u) (tridiagonal in 1D,
+// 5-point in 2D; an M-matrix). Reflecting walls mirror the boundary value into the ghost
+// (see mfg/grid.hpp).
+//
+// PETSc options prefix "mfg_hjb_": every -mfg_hjb_snes_* and -mfg_hjb_ksp_*/-mfg_hjb_pc_*
+// option applies. Defaults set before the options are read: Newton with full steps
+// (line search basic), rtol 1e-10, stol 1e-10, and in addition convergence once
+// ||F||_2 <= 1e-12 (||u^{n+1}||_2 / dt + ||rhs||_2) (so an initial guess that already
+// solves the step takes no Newton iteration); linear solver: 1D, preonly + LU (one rank)
+// or redundant LU (several ranks), or the exact distributed tridiagonal PC when the build
+// has it; 2D, GMRES + block Jacobi/ILU(0) with rtol 1e-10.
+//
+// Collectivity: everything is collective on the model's communicator.
+
+#include <petscmat.h>
+#include <petscsnes.h>
+#include <petscvec.h>
+
+#include <memory>
+
+#include "fracmfg/mfg/model.hpp"
+
+namespace fracmfg::mfg {
+
+class HjbSolver {
+ public:
+  /// Creates the SNES on model.dm(). The model must outlive the solver. Collective.
+  explicit HjbSolver(const Model& model);
+  ~HjbSolver();
+  HjbSolver(const HjbSolver&) = delete;
+  HjbSolver& operator=(const HjbSolver&) = delete;
+
+  /// Solves one step: on entry u holds the initial guess, on return u^n. u_next is u^{n+1},
+  /// rhs the right-hand side (global Vecs of model.dm()). Returns the Newton iterations.
+  /// Throws core::CollectiveError (exit code numerical) on every rank when Newton fails
+  /// (the message names the SNES reason); `where` is prefixed to that message.
+  int step(Vec u_next, Vec rhs, Vec u, const char* where = "HJB step");
+
+  /// The residual of the step at u (for tests).
+  void residual(Vec u_next, Vec rhs, Vec u, Vec r);
+  /// Assembles J(u) into the solver's matrix and returns it (for tests; valid until the
+  /// next call or step).
+  Mat jacobian(Vec u);
+
+  SNES snes() const;
+  /// Total Newton iterations and steps since construction.
+  long long newton_iterations() const;
+  long long steps() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Sets the default linear solver of the mfg solvers on ksp: in 1D preonly with LU on one
+/// rank, redundant LU on several (or the fracmfg_tridiag PC when available); in 2D GMRES with
+/// block Jacobi/ILU(0), relative tolerance rtol. Not collective beyond the KSP's calls.
+void set_default_linear_solver(KSP ksp, int dim, double rtol);
+
+}  // namespace fracmfg::mfg

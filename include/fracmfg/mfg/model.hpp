@@ -1,0 +1,83 @@
+#pragma once
+// mfg::Model: a mean field game of a deck's `mfg` section, sampled on its grid.
+//
+// The system on [0, L]^d x [0, T] (d = 1, 2), periodic or reflecting boundaries:
+//
+//   -u_t - nu Lap u + H(x, grad u) = F(x, m(t)) + f_u(t, x),      u(T) = G(x) + g m(T),
+//    m_t - nu Lap m - div(m D_pH(x, grad u)) = f_m(t, x),         m(0) = m0 / mass(m0),
+//
+// with H(x, p) = |p|^2 / (2 c(x)) and F(x, m) = strength f(m) + V(x) (mfg::Coupling).
+//
+// Time levels t_n = n dt, dt = T / N_t, n = 0..N_t. The model holds, on this rank's points
+// (mfg::OwnedBox of dm()): the control cost c, the potential V, the terminal cost G, the
+// initial density m0 normalised to mass 1 (sum m0 * cell volume = 1 over the grid), and the
+// sources f_u, f_m at every time level (evaluated once; a source that does not use t is
+// stored once, a zero source not at all).
+//
+// Construction checks the formulas on the grid points (the deck reader samples them on a
+// coarse grid only): c must be finite and > 0, m0 finite and >= 0 with positive mass,
+// V, G and the sources finite. A violation throws core::CollectiveError (exit code usage)
+// on every rank, naming the deck key, the value and the point.
+//
+// Collectivity: the constructor is collective on comm; accessors are not, except where
+// stated.
+
+#include <mpi.h>
+#include <petscdm.h>
+#include <petscvec.h>
+
+#include <memory>
+#include <vector>
+
+#include "fracmfg/io/config.hpp"
+#include "fracmfg/mfg/grid.hpp"
+
+namespace fracmfg::mfg {
+
+class Model {
+ public:
+  /// Builds the grid's DMDA (ownership ranges lx, ly as in create_dmda) and samples the
+  /// data. Collective on comm.
+  Model(MPI_Comm comm, const io::MfgConfig& config, const std::vector<PetscInt>& lx = {},
+        const std::vector<PetscInt>& ly = {});
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  MPI_Comm comm() const;
+  const io::MfgConfig& config() const;
+  const Grid& grid() const;
+  /// The scalar DMDA (dof 1, stencil width 1).
+  DM dm() const;
+  const OwnedBox& box() const;
+
+  int steps() const;  ///< N_t
+  double dt() const;  ///< T / N_t
+  double time(int n) const { return dt() * n; }
+  double diffusion() const;  ///< nu
+
+  /// x and y of the owned points, in local order (y = 0 in 1D).
+  const std::vector<double>& x() const;
+  const std::vector<double>& y() const;
+  /// 1 / c at the owned points.
+  const std::vector<double>& inverse_control_cost() const;
+
+  Vec potential() const;        ///< V
+  Vec terminal_cost() const;    ///< G
+  Vec initial_density() const;  ///< m0, normalised to mass 1
+  double terminal_coupling() const;
+
+  /// f_u(t_n, .) at the owned points; nullptr when the source is zero.
+  const double* hjb_source(int n) const;
+  /// f_m(t_n, .) at the owned points; nullptr when the source is zero.
+  const double* fp_source(int n) const;
+
+  /// sum_i v_i * cell volume. Collective.
+  double mass(Vec v) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fracmfg::mfg

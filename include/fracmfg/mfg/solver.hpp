@@ -1,0 +1,139 @@
+#pragma once
+// mfg::Solver: the mean field game of a deck's `mfg` section (mfg/model.hpp), solved by a
+// damped fixed point between the backward HJB equation (mfg::HjbSolver) and the forward
+// Fokker-Planck equation (mfg::FokkerPlanckFdm, or particles: mfg::ParticleFokkerPlanck).
+//
+//   mfg::Solver solver(comm, deck.mfg(), &selector, env.log());   // collective
+//   mfg::SolveResult r = solver.solve({"results/run.chk.h5", 20});
+//   io::H5Writer out(comm, "results/run.h5", {"mfg", deck.text(), deck.resolved_yaml()});
+//   solver.write(out, 10);
+//   out.commit();
+//
+// State: all time levels U^n, M^n, n = 0..N_t, as global Vecs of model().dm() (2 (N_t + 1)
+// vectors of the local grid size; Anderson acceleration of depth p keeps 2p + 3 more copies
+// of the whole state). Start: U = 0, M^n = m0 at every level.
+//
+// One outer iteration k = 0, 1, ... with weight theta_k (iteration.schedule: fixed ->
+// iteration.damping, fictitious_play -> 1/(k+1); theta_0 = 1 in both, so the first
+// iteration replaces the arbitrary start):
+//   1. HJB backward: u~^{N} = G + g M^N; for n = N-1..0 solve the implicit step with
+//      rhs = F(x, M^{n+1}) + f_u(t_n), Newton started from U^n (from u~^{n+1} when k = 0);
+//      after each level U^n <- (1 - theta) U^n + theta u~^n.
+//   2. Fokker-Planck forward with the updated U: m~^0 = m0, m~^{n+1} = FP(U^n, m~^n);
+//      after each level M^{n+1} <- (1 - theta) M^{n+1} + theta m~^{n+1}.
+//   3. Anderson (iteration.anderson = p > 0): the iteration is the map x_k -> g(x_k) on the
+//      whole state x = (U, M); type-II Anderson mixing over the last p differences, with the
+//      u and m parts weighted by the inverse squared norms of g's parts. A mixed density with
+//      a negative entry is rejected (the plain step is kept and the history cleared).
+// Convergence: the relative changes
+//   change_u = max_n ||u~^n - U_k^n||_2 / max_n ||u~^n||_2   (likewise m; 0 when both are 0)
+// i.e. the residual of the undamped map, discrete L2 per level, max over levels. The
+// iteration stops when both are <= iteration.tolerance, or after iteration.max_iterations
+// (counted from the start, including iterations restored from a checkpoint).
+//
+// Failures, each thrown as core::CollectiveError with exit code numerical on every rank
+// (agreed by an allreduce or by collective PETSc results), the message naming the
+// iteration and the field: a non-finite change ("u is not finite"), divergence (a change
+// above 1e6 times the smallest seen and above 1), a negative density (m < -1e-10 max m
+// after a Fokker-Planck step; entries in [-1e-10 max m, 0), solver round-off, are set to
+// 0), a failed Newton or linear solve.
+//
+// Collectivity: every member function except the accessors is collective on comm.
+
+#include <mpi.h>
+#include <petscvec.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/logger.hpp"
+#include "fracmfg/exec/selector.hpp"
+#include "fracmfg/io/config.hpp"
+#include "fracmfg/io/h5_writer.hpp"
+#include "fracmfg/mfg/model.hpp"
+
+namespace fracmfg::mfg {
+
+/// What one outer iteration did (identical on every rank).
+struct IterationRecord {
+  int iteration = 0;      ///< 1-based count of this iteration since the start
+  double change_u = 0.0;  ///< relative change of u (see the header comment)
+  double change_m = 0.0;  ///< relative change of m
+  double damping = 1.0;   ///< theta used
+  bool anderson = false;  ///< the new state is an Anderson mix
+  long long newton_iterations = 0;
+  double seconds = 0.0;  ///< wall time of the iteration (max over ranks)
+};
+
+struct SolveResult {
+  bool converged = false;
+  int iterations = 0;  ///< total, including restored ones
+  double change_u = 0.0;
+  double change_m = 0.0;
+  double seconds = 0.0;  ///< wall time of this solve() call
+};
+
+/// Checkpointing during solve(): every `every` iterations (0: never) to `file`.
+struct CheckpointOptions {
+  std::string file;
+  int every = 0;
+};
+
+class Solver {
+ public:
+  /// Builds the model, the HJB and Fokker-Planck solvers and the start state. selector is
+  /// used by node-local kernels (nonlocal coupling, particle densities); it may be null
+  /// (host). The logger should be the environment's (env.log()). Collective on comm.
+  Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selector,
+         core::Logger log = {});
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  const Model& model() const;
+  int steps() const;  ///< N_t
+  /// U^n and M^n, n = 0..N_t: global Vecs of model().dm(), owned by the solver.
+  Vec u(int n) const;
+  Vec m(int n) const;
+
+  /// Outer iterations done (restored ones included).
+  int iterations() const;
+  const std::vector<IterationRecord>& history() const;
+
+  /// One outer iteration. Collective.
+  IterationRecord iterate();
+  /// Iterates until converged or iterations() reaches iteration.max_iterations; a
+  /// checkpoint is written after every `checkpoint.every`-th iteration. Returns without
+  /// iterating when the restored state has already converged. Collective.
+  SolveResult solve(const CheckpointOptions& checkpoint = {});
+
+  /// Writes every time level of U and M, the iteration count, the damping state, the
+  /// Anderson history and the convergence history to a checkpoint (io::CheckpointWriter,
+  /// problem "mfg"), committed atomically. Collective.
+  void write_checkpoint(const std::string& path) const;
+  /// Restores a checkpoint of the same problem (grid size and time steps must agree) written
+  /// on any number of ranks; iterating on gives the uninterrupted run's result (to
+  /// round-off). Throws core::CollectiveError (exit code io) when the checkpoint does not
+  /// fit. Collective.
+  void restart(const std::string& path);
+
+  /// Writes U and M as the time-series fields "u" and "m" (/fields/u/<n>, /fields/m/<n>) at
+  /// every time level n that is a multiple of `every` and at n = N_t, with the grid's origin
+  /// and spacing; the convergence history as /convergence/u and /convergence/m (one entry
+  /// per outer iteration) with attributes iterations, converged and tolerance on
+  /// /convergence; the wall time per iteration as /mfg/seconds and
+  /// the mass of M per level as /mfg/mass.
+  /// Collective.
+  void write(io::H5Writer& out, int every) const;
+
+  /// True when the last iteration met the tolerance.
+  bool converged() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fracmfg::mfg

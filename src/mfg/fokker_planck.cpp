@@ -1,0 +1,136 @@
+#include "fracmfg/mfg/fokker_planck.hpp"
+
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/mfg/hjb.hpp"
+#include "mfg/petsc_handles.hpp"
+#include "mfg/stencil.hpp"
+
+namespace fracmfg::mfg {
+
+struct FokkerPlanckFdm::Impl {
+  const Model& model;
+  detail::DmPtr cdm;  // the Jacobian rows as a field with row_components(dim) components
+  detail::VecPtr rows_global, rows_local, u_local, rhs;
+  detail::MatPtr a;
+  detail::KspPtr ksp;
+  detail::GhostBox gb;
+  bool nonzero_guess = false;
+
+  explicit Impl(const Model& m) : model(m) {}
+
+  void assemble(Vec u) {
+    DM dm = model.dm();
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(dm, u, INSERT_VALUES, u_local.get()));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(dm, u, INSERT_VALUES, u_local.get()));
+    {
+      detail::ReadArray ul(u_local.get());
+      detail::WriteArray rg(rows_global.get());
+      detail::hjb_rows(model, gb, ul.get(), rg.get());
+    }
+    // Row q of A = J^T holds J(q, q) and J(p, q) for the neighbours p of q: the coefficient
+    // that row p puts on q, i.e. the opposite-side entry of p's row.
+    FRACMFG_PETSC_CHECK(
+        DMGlobalToLocalBegin(cdm.get(), rows_global.get(), INSERT_VALUES, rows_local.get()));
+    FRACMFG_PETSC_CHECK(
+        DMGlobalToLocalEnd(cdm.get(), rows_global.get(), INSERT_VALUES, rows_local.get()));
+    const Grid& g = model.grid();
+    const int nc = detail::row_components(g.dim);
+    Mat mat = a.get();
+    detail::ReadArray rl(rows_local.get());
+    const double* rows = rl.get();
+    detail::for_each_point(
+        g, model.box(), gb, [&](PetscInt, const detail::Neighbours& nb, PetscInt i, PetscInt j) {
+          MatStencil at{};
+          at.i = i;
+          at.j = j;
+          MatStencil cols[5];
+          PetscScalar vals[5];
+          int n = 0;
+          cols[n] = at;
+          vals[n++] = rows[nb.self * nc + detail::kDiag];
+          auto add = [&](PetscInt di, PetscInt dj, PetscInt p, int component) {
+            cols[n] = at;
+            cols[n].i += di;
+            cols[n].j += dj;
+            vals[n++] = rows[p * nc + component];
+          };
+          if (nb.west != nb.self) add(-1, 0, nb.west, detail::kEast);
+          if (nb.east != nb.self) add(1, 0, nb.east, detail::kWest);
+          if (g.dim == 2) {
+            if (nb.south != nb.self) add(0, -1, nb.south, detail::kNorth);
+            if (nb.north != nb.self) add(0, 1, nb.north, detail::kSouth);
+          }
+          FRACMFG_PETSC_CHECK(MatSetValuesStencil(mat, 1, &at, n, cols, vals, INSERT_VALUES));
+        });
+    FRACMFG_PETSC_CHECK(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
+    FRACMFG_PETSC_CHECK(MatAssemblyEnd(mat, MAT_FINAL_ASSEMBLY));
+  }
+};
+
+FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+  Impl& d = *impl_;
+  DM dm = model.dm();
+  d.gb = detail::ghost_box(dm);
+  d.cdm = create_dmda_components(dm, detail::row_components(model.grid().dim));
+  d.rows_global = detail::global_vec(d.cdm.get());
+  d.rows_local = detail::local_vec(d.cdm.get());
+  d.u_local = detail::local_vec(dm);
+  d.rhs = detail::global_vec(dm);
+  Mat a = nullptr;
+  FRACMFG_PETSC_CHECK(DMCreateMatrix(dm, &a));
+  d.a.reset(a);
+  KSP k = nullptr;
+  FRACMFG_PETSC_CHECK(KSPCreate(model.comm(), &k));
+  d.ksp.reset(k);
+  FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(k, "mfg_fp_"));
+  set_default_linear_solver(k, model.grid().dim, 1e-12);
+  if (model.grid().dim == 2) FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
+  FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
+  PetscBool guess = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
+  d.nonzero_guess = guess == PETSC_TRUE;
+}
+
+FokkerPlanckFdm::~FokkerPlanckFdm() = default;
+
+void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next) {
+  Impl& d = *impl_;
+  d.assemble(u);
+  const double inv_dt = 1.0 / d.model.dt();
+  {
+    detail::ReadArray mm(m);
+    detail::WriteArray b(d.rhs.get());
+    const PetscInt n = d.model.box().count();
+    for (PetscInt k = 0; k < n; ++k) b[k] = mm[k] * inv_dt + (source ? source[k] : 0.0);
+  }
+  KSP k = d.ksp.get();
+  FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.a.get(), d.a.get()));
+  if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(m, m_next));
+  FRACMFG_PETSC_CHECK(KSPSolve(k, d.rhs.get(), m_next));
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+  FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
+  if (reason < 0) {
+    PetscInt its = 0;
+    FRACMFG_PETSC_CHECK(KSPGetIterationNumber(k, &its));
+    throw core::CollectiveError(std::string("Fokker-Planck step: the linear solve for m failed (") +
+                                    KSPConvergedReasons[reason] + " after " + std::to_string(its) +
+                                    " iterations)",
+                                ExitCode::numerical, 0);
+  }
+}
+
+Mat FokkerPlanckFdm::matrix(Vec u) {
+  impl_->assemble(u);
+  return impl_->a.get();
+}
+
+KSP FokkerPlanckFdm::ksp() const {
+  return impl_->ksp.get();
+}
+
+}  // namespace fracmfg::mfg

@@ -1,0 +1,27 @@
+#pragma once
+// The forward (Fokker-Planck) sweep as the solver sees it, with one implementation per
+// deck method: fdm (mfg::FokkerPlanckFdm) and particles (mfg::ParticleFokkerPlanck).
+#include <petscvec.h>
+
+#include <memory>
+
+#include "fracmfg/exec/selector.hpp"
+#include "fracmfg/mfg/model.hpp"
+
+namespace fracmfg::mfg::detail {
+
+class ForwardMethod {
+ public:
+  virtual ~ForwardMethod() = default;
+  /// Starts a sweep from the model's initial density (level 0). Collective.
+  virtual void begin() = 0;
+  /// Level n -> n + 1 with the drift of u = U^n: writes the density m^{n+1} into m_next.
+  /// m is the density at level n as the solver keeps it (the previous m_next after its
+  /// checks). Collective.
+  virtual void advance(int n, Vec u, Vec m, Vec m_next) = 0;
+};
+
+/// The method the model's config asks for. Collective.
+std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector);
+
+}  // namespace fracmfg::mfg::detail

@@ -1,0 +1,86 @@
+#include "fracmfg/mfg/grid.hpp"
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+
+namespace fracmfg::mfg {
+
+Grid Grid::from_config(const io::MfgConfig& config) {
+  Grid g;
+  g.dim = config.dimension();
+  if (g.dim != 1 && g.dim != 2) {
+    throw Error("mfg: the domain has " + std::to_string(g.dim) + " lengths; expected 1 or 2");
+  }
+  if (config.grid.points.size() != config.domain.length.size()) {
+    throw Error("mfg: grid.points and domain.length differ in size");
+  }
+  for (int a = 0; a < g.dim; ++a) {
+    g.points[a] = config.grid.points[a];
+    g.length[a] = config.domain.length[a];
+    if (g.points[a] < 3 || !(g.length[a] > 0.0)) {
+      throw Error("mfg: a grid needs >= 3 points and a positive length per axis");
+    }
+  }
+  g.boundary = config.domain.boundary == io::MfgConfig::Domain::Boundary::periodic
+                   ? Boundary::periodic
+                   : Boundary::reflecting;
+  return g;
+}
+
+exec::DmPtr create_dmda(MPI_Comm comm, const Grid& grid, const std::vector<PetscInt>& lx,
+                        const std::vector<PetscInt>& ly) {
+  const DMBoundaryType b =
+      grid.boundary == Boundary::periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
+  DM da = nullptr;
+  if (grid.dim == 1) {
+    FRACMFG_PETSC_CHECK(
+        DMDACreate1d(comm, b, grid.points[0], 1, 1, lx.empty() ? nullptr : lx.data(), &da));
+  } else {
+    const PetscInt px = lx.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lx.size());
+    const PetscInt py = ly.empty() ? PETSC_DECIDE : static_cast<PetscInt>(ly.size());
+    FRACMFG_PETSC_CHECK(DMDACreate2d(comm, b, b, DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
+                                     px, py, 1, 1, lx.empty() ? nullptr : lx.data(),
+                                     ly.empty() ? nullptr : ly.data(), &da));
+  }
+  exec::DmPtr owned(da);
+  FRACMFG_PETSC_CHECK(DMSetOptionsPrefix(da, "mfg_"));
+  FRACMFG_PETSC_CHECK(DMSetFromOptions(da));
+  FRACMFG_PETSC_CHECK(DMSetUp(da));
+  return owned;
+}
+
+exec::DmPtr create_dmda_components(DM da, PetscInt dof) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  FRACMFG_PETSC_CHECK(PetscObjectGetComm(reinterpret_cast<PetscObject>(da), &comm));
+  PetscInt dim = 0, mx = 0, my = 0, mz = 0, px = 0, py = 0, pz = 0, old_dof = 0, sw = 0;
+  DMBoundaryType bx = DM_BOUNDARY_NONE, by = DM_BOUNDARY_NONE, bz = DM_BOUNDARY_NONE;
+  DMDAStencilType st = DMDA_STENCIL_STAR;
+  FRACMFG_PETSC_CHECK(
+      DMDAGetInfo(da, &dim, &mx, &my, &mz, &px, &py, &pz, &old_dof, &sw, &bx, &by, &bz, &st));
+  const PetscInt *lx = nullptr, *ly = nullptr;
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, &lx, &ly, nullptr));
+  DM out = nullptr;
+  if (dim == 1) {
+    FRACMFG_PETSC_CHECK(DMDACreate1d(comm, bx, mx, dof, sw, lx, &out));
+  } else if (dim == 2) {
+    FRACMFG_PETSC_CHECK(DMDACreate2d(comm, bx, by, st, mx, my, px, py, dof, sw, lx, ly, &out));
+  } else {
+    throw Error("mfg: create_dmda_components supports 1D and 2D DMDAs only");
+  }
+  exec::DmPtr owned(out);
+  FRACMFG_PETSC_CHECK(DMSetUp(out));
+  return owned;
+}
+
+OwnedBox owned_box(DM da) {
+  PetscInt xs = 0, ys = 0, zs = 0, xm = 0, ym = 0, zm = 0;
+  FRACMFG_PETSC_CHECK(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  OwnedBox b;
+  b.xs = xs;
+  b.ys = ys;
+  b.xm = xm;
+  b.ym = ym;
+  return b;
+}
+
+}  // namespace fracmfg::mfg

@@ -1,0 +1,203 @@
+#include "fracmfg/mfg/hjb.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "mfg/petsc_handles.hpp"
+#include "mfg/stencil.hpp"
+
+namespace fracmfg::mfg {
+
+void set_default_linear_solver(KSP ksp, int dim, double rtol) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  FRACMFG_PETSC_CHECK(PetscObjectGetComm(reinterpret_cast<PetscObject>(ksp), &comm));
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  PC pc = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+  if (dim == 1) {
+    // Tridiagonal (cyclic when periodic): a direct solve is exact and cheap.
+    FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPPREONLY));
+    FRACMFG_PETSC_CHECK(PCSetType(pc, size == 1 ? PCLU : PCREDUNDANT));
+  } else {
+    FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPGMRES));
+    FRACMFG_PETSC_CHECK(PCSetType(pc, PCBJACOBI));
+    FRACMFG_PETSC_CHECK(KSPSetTolerances(ksp, rtol, 1e-50, PETSC_DEFAULT, 10000));
+  }
+}
+
+struct HjbSolver::Impl {
+  const Model& model;
+  detail::SnesPtr snes;
+  detail::MatPtr jac;
+  detail::VecPtr r;
+  detail::VecPtr local;
+  detail::GhostBox gb;
+  std::vector<double> rows;
+  Vec u_next = nullptr;
+  Vec rhs = nullptr;
+  double atol_now = 0.0;
+  long long newton = 0;
+  long long steps = 0;
+
+  explicit Impl(const Model& m) : model(m) {}
+
+  void to_local(Vec x) {
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(model.dm(), x, INSERT_VALUES, local.get()));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(model.dm(), x, INSERT_VALUES, local.get()));
+  }
+
+  void eval_residual(Vec x, Vec f) {
+    to_local(x);
+    detail::ReadArray u(local.get());
+    detail::ReadArray un(u_next);
+    detail::ReadArray b(rhs);
+    detail::WriteArray out(f);
+    detail::hjb_residual(model, gb, u.get(), un.get(), b.get(), out.get());
+  }
+
+  void assemble(Vec x, Mat p) {
+    to_local(x);
+    {
+      detail::ReadArray u(local.get());
+      detail::hjb_rows(model, gb, u.get(), rows.data());
+    }
+    const Grid& g = model.grid();
+    const int nc = detail::row_components(g.dim);
+    detail::for_each_point(
+        g, model.box(), gb, [&](PetscInt k, const detail::Neighbours& nb, PetscInt i, PetscInt j) {
+          const double* row = rows.data() + k * nc;
+          MatStencil at{};
+          at.i = i;
+          at.j = j;
+          MatStencil cols[5];
+          PetscScalar vals[5];
+          int n = 0;
+          cols[n] = at;
+          vals[n++] = row[detail::kDiag];
+          auto add = [&](PetscInt di, PetscInt dj, double v) {
+            cols[n] = at;
+            cols[n].i += di;
+            cols[n].j += dj;
+            vals[n++] = v;
+          };
+          if (nb.west != nb.self) add(-1, 0, row[detail::kWest]);
+          if (nb.east != nb.self) add(1, 0, row[detail::kEast]);
+          if (g.dim == 2) {
+            if (nb.south != nb.self) add(0, -1, row[detail::kSouth]);
+            if (nb.north != nb.self) add(0, 1, row[detail::kNorth]);
+          }
+          FRACMFG_PETSC_CHECK(MatSetValuesStencil(p, 1, &at, n, cols, vals, INSERT_VALUES));
+        });
+    FRACMFG_PETSC_CHECK(MatAssemblyBegin(p, MAT_FINAL_ASSEMBLY));
+    FRACMFG_PETSC_CHECK(MatAssemblyEnd(p, MAT_FINAL_ASSEMBLY));
+  }
+
+  static PetscErrorCode function(SNES, Vec x, Vec f, void* ctx) {
+    FRACMFG_PETSC_CALLBACK_BEGIN
+    static_cast<Impl*>(ctx)->eval_residual(x, f);
+    FRACMFG_PETSC_CALLBACK_END
+  }
+
+  static PetscErrorCode jacobian(SNES, Vec x, Mat, Mat p, void* ctx) {
+    FRACMFG_PETSC_CALLBACK_BEGIN
+    static_cast<Impl*>(ctx)->assemble(x, p);
+    FRACMFG_PETSC_CALLBACK_END
+  }
+
+  static PetscErrorCode converged(SNES s, PetscInt it, PetscReal xnorm, PetscReal snorm,
+                                  PetscReal fnorm, SNESConvergedReason* reason, void* ctx) {
+    // Not PetscCall: inside namespace fracmfg its PetscError() would name our exception.
+    const PetscErrorCode ierr = SNESConvergedDefault(s, it, xnorm, snorm, fnorm, reason, nullptr);
+    if (ierr != 0) return ierr;
+    const auto* d = static_cast<const Impl*>(ctx);
+    if (*reason == SNES_CONVERGED_ITERATING && fnorm <= d->atol_now) {
+      *reason = SNES_CONVERGED_FNORM_ABS;
+    }
+    return 0;
+  }
+};
+
+HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+  Impl& d = *impl_;
+  DM dm = model.dm();
+  d.gb = detail::ghost_box(dm);
+  d.rows.resize(
+      static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
+  d.r = detail::global_vec(dm);
+  d.local = detail::local_vec(dm);
+  Mat j = nullptr;
+  FRACMFG_PETSC_CHECK(DMCreateMatrix(dm, &j));
+  d.jac.reset(j);
+  SNES s = nullptr;
+  FRACMFG_PETSC_CHECK(SNESCreate(model.comm(), &s));
+  d.snes.reset(s);
+  FRACMFG_PETSC_CHECK(SNESSetOptionsPrefix(s, "mfg_hjb_"));
+  FRACMFG_PETSC_CHECK(SNESSetDM(s, dm));
+  FRACMFG_PETSC_CHECK(SNESSetFunction(s, d.r.get(), &Impl::function, &d));
+  FRACMFG_PETSC_CHECK(SNESSetJacobian(s, j, j, &Impl::jacobian, &d));
+  FRACMFG_PETSC_CHECK(SNESSetConvergenceTest(s, &Impl::converged, &d, nullptr));
+  FRACMFG_PETSC_CHECK(SNESSetType(s, SNESNEWTONLS));
+  SNESLineSearch ls = nullptr;
+  FRACMFG_PETSC_CHECK(SNESGetLineSearch(s, &ls));
+  FRACMFG_PETSC_CHECK(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
+  FRACMFG_PETSC_CHECK(SNESSetTolerances(s, 1e-50, 1e-10, 1e-10, 50, 10000));
+  FRACMFG_PETSC_CHECK(SNESSetDivergenceTolerance(s, -1.0));
+  KSP ksp = nullptr;
+  FRACMFG_PETSC_CHECK(SNESGetKSP(s, &ksp));
+  set_default_linear_solver(ksp, model.grid().dim, 1e-10);
+  FRACMFG_PETSC_CHECK(SNESSetFromOptions(s));
+}
+
+HjbSolver::~HjbSolver() = default;
+
+int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where) {
+  Impl& d = *impl_;
+  d.u_next = u_next;
+  d.rhs = rhs;
+  PetscReal nu_next = 0.0, nrhs = 0.0;
+  FRACMFG_PETSC_CHECK(VecNorm(u_next, NORM_2, &nu_next));
+  FRACMFG_PETSC_CHECK(VecNorm(rhs, NORM_2, &nrhs));
+  d.atol_now = 1e-12 * (nu_next / impl_->model.dt() + nrhs);
+  FRACMFG_PETSC_CHECK(SNESSolve(d.snes.get(), nullptr, u));
+  SNESConvergedReason reason = SNES_CONVERGED_ITERATING;
+  FRACMFG_PETSC_CHECK(SNESGetConvergedReason(d.snes.get(), &reason));
+  PetscInt its = 0;
+  FRACMFG_PETSC_CHECK(SNESGetIterationNumber(d.snes.get(), &its));
+  d.newton += its;
+  d.steps += 1;
+  if (reason < 0) {
+    throw core::CollectiveError(std::string(where) + ": Newton's method failed for u (" +
+                                    SNESConvergedReasons[reason] + " after " + std::to_string(its) +
+                                    " iterations)",
+                                ExitCode::numerical, 0);
+  }
+  return static_cast<int>(its);
+}
+
+void HjbSolver::residual(Vec u_next, Vec rhs, Vec u, Vec r) {
+  impl_->u_next = u_next;
+  impl_->rhs = rhs;
+  impl_->eval_residual(u, r);
+}
+
+Mat HjbSolver::jacobian(Vec u) {
+  impl_->assemble(u, impl_->jac.get());
+  return impl_->jac.get();
+}
+
+SNES HjbSolver::snes() const {
+  return impl_->snes.get();
+}
+long long HjbSolver::newton_iterations() const {
+  return impl_->newton;
+}
+long long HjbSolver::steps() const {
+  return impl_->steps;
+}
+
+}  // namespace fracmfg::mfg

@@ -1,0 +1,233 @@
+#include "fracmfg/mfg/model.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "mfg/petsc_handles.hpp"
+
+namespace fracmfg::mfg {
+
+namespace {
+
+using detail::VecPtr;
+
+struct Source {
+  bool zero = true;
+  bool timed = false;
+  std::vector<double> data;  // one level (not timed) or N_t + 1 levels of the owned points
+};
+
+std::string format_point(const Grid& grid, double x, double y) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "x = " << x;
+  if (grid.dim == 2) os << ", y = " << y;
+  return os.str();
+}
+
+std::string format_value(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+struct Model::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  io::MfgConfig config;
+  Grid grid;
+  exec::DmPtr dm;
+  OwnedBox box;
+  std::vector<double> x, y, inv_c;
+  VecPtr potential, terminal, initial;
+  Source hjb, fp;
+
+  // The formula's values at the owned points at time t.
+  std::vector<double> sample(const io::ExpressionSpec& spec, double t) const {
+    const core::Expression f = spec.compile();
+    std::vector<core::Expression::Input> inputs;
+    for (const auto& v : f.variables()) {
+      if (v == "x") {
+        inputs.push_back(core::Expression::Input::array(x.data()));
+      } else if (v == "y") {
+        inputs.push_back(core::Expression::Input::array(y.data()));
+      } else if (v == "t") {
+        inputs.push_back(core::Expression::Input::constant(t));
+      } else {
+        throw Error("mfg: formula \"" + spec.text + "\" has an unexpected variable " + v);
+      }
+    }
+    std::vector<double> out(x.size());
+    f.evaluate_bulk(x.size(), inputs, out.data());
+    return out;
+  }
+
+  // Throws UsageError at the first owned point where ok(value) is false.
+  template <class Ok>
+  void require(const std::vector<double>& values, const char* key, const char* what, Ok ok,
+               double t = -1.0) const {
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (!ok(values[k])) {
+        std::string at = format_point(grid, x[k], y[k]);
+        if (t >= 0.0) at += ", t = " + format_value(t);
+        throw UsageError(std::string("mfg.") + key + ": must be " + what + " on the grid, but is " +
+                         format_value(values[k]) + " at " + at);
+      }
+    }
+  }
+
+  VecPtr to_vec(const std::vector<double>& values) const {
+    VecPtr v = detail::global_vec(dm.get());
+    detail::WriteArray a(v.get());
+    for (std::size_t k = 0; k < values.size(); ++k) a[static_cast<PetscInt>(k)] = values[k];
+    return v;
+  }
+
+  Source sample_source(const io::ExpressionSpec& spec, const char* key, int steps,
+                       double dt) const {
+    Source s;
+    const core::Expression f = spec.compile();
+    if (f.is_constant() && f.evaluate(std::vector<double>(f.arity(), 0.0).data()) == 0.0) {
+      return s;
+    }
+    s.zero = false;
+    s.timed = f.uses("t");
+    const int levels = s.timed ? steps + 1 : 1;
+    s.data.reserve(static_cast<std::size_t>(levels) * x.size());
+    for (int n = 0; n < levels; ++n) {
+      const double t = dt * n;
+      const auto values = sample(spec, t);
+      require(
+          values, key, "finite", [](double v) { return std::isfinite(v); }, s.timed ? t : -1.0);
+      s.data.insert(s.data.end(), values.begin(), values.end());
+    }
+    return s;
+  }
+
+  const double* level(const Source& s, int n) const {
+    if (s.zero) return nullptr;
+    return s.timed ? s.data.data() + static_cast<std::size_t>(n) * x.size() : s.data.data();
+  }
+};
+
+Model::Model(MPI_Comm comm, const io::MfgConfig& config, const std::vector<PetscInt>& lx,
+             const std::vector<PetscInt>& ly)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.comm = comm;
+  d.config = config;
+  d.grid = Grid::from_config(config);
+  if (config.time.steps < 1 || !(config.time.horizon > 0.0)) {
+    throw Error("mfg: time.horizon must be > 0 and time.steps >= 1");
+  }
+  d.dm = create_dmda(comm, d.grid, lx, ly);
+  d.box = owned_box(d.dm.get());
+  const auto n = static_cast<std::size_t>(d.box.count());
+  d.x.resize(n);
+  d.y.resize(n);
+  for (PetscInt j = 0; j < d.box.ym; ++j) {
+    for (PetscInt i = 0; i < d.box.xm; ++i) {
+      const auto k = static_cast<std::size_t>(j * d.box.xm + i);
+      d.x[k] = d.grid.coordinate(0, d.box.xs + i);
+      d.y[k] = d.grid.dim == 2 ? d.grid.coordinate(1, d.box.ys + j) : 0.0;
+    }
+  }
+
+  // Sample and check every formula; a violation on any rank is reported by every rank.
+  std::vector<double> c, v, g, m0;
+  core::collective(comm, [&] {
+    c = d.sample(config.hamiltonian.control_cost, 0.0);
+    d.require(c, "hamiltonian.control_cost", "finite and > 0",
+              [](double s) { return std::isfinite(s) && s > 0.0; });
+    v = d.sample(config.coupling.potential, 0.0);
+    d.require(v, "coupling.potential", "finite", [](double s) { return std::isfinite(s); });
+    g = d.sample(config.terminal_cost, 0.0);
+    d.require(g, "terminal_cost", "finite", [](double s) { return std::isfinite(s); });
+    m0 = d.sample(config.initial_density, 0.0);
+    d.require(m0, "initial_density", "finite and >= 0",
+              [](double s) { return std::isfinite(s) && s >= 0.0; });
+    d.hjb = d.sample_source(config.sources.hjb, "sources.hjb", config.time.steps, dt());
+    d.fp = d.sample_source(config.sources.fp, "sources.fp", config.time.steps, dt());
+  });
+  d.inv_c.resize(n);
+  for (std::size_t k = 0; k < n; ++k) d.inv_c[k] = 1.0 / c[k];
+  d.potential = d.to_vec(v);
+  d.terminal = d.to_vec(g);
+  d.initial = d.to_vec(m0);
+  const double total = mass(d.initial.get());
+  if (!(total > 0.0) || !std::isfinite(total)) {
+    throw core::CollectiveError(
+        "mfg.initial_density: has no mass on the grid points (sum m0 * cell volume = " +
+            format_value(total) + ")",
+        ExitCode::usage, 0);
+  }
+  FRACMFG_PETSC_CHECK(VecScale(d.initial.get(), 1.0 / total));
+}
+
+Model::~Model() = default;
+
+MPI_Comm Model::comm() const {
+  return impl_->comm;
+}
+const io::MfgConfig& Model::config() const {
+  return impl_->config;
+}
+const Grid& Model::grid() const {
+  return impl_->grid;
+}
+DM Model::dm() const {
+  return impl_->dm.get();
+}
+const OwnedBox& Model::box() const {
+  return impl_->box;
+}
+int Model::steps() const {
+  return impl_->config.time.steps;
+}
+double Model::dt() const {
+  return impl_->config.time.horizon / impl_->config.time.steps;
+}
+double Model::diffusion() const {
+  return impl_->config.diffusion;
+}
+const std::vector<double>& Model::x() const {
+  return impl_->x;
+}
+const std::vector<double>& Model::y() const {
+  return impl_->y;
+}
+const std::vector<double>& Model::inverse_control_cost() const {
+  return impl_->inv_c;
+}
+Vec Model::potential() const {
+  return impl_->potential.get();
+}
+Vec Model::terminal_cost() const {
+  return impl_->terminal.get();
+}
+Vec Model::initial_density() const {
+  return impl_->initial.get();
+}
+double Model::terminal_coupling() const {
+  return impl_->config.terminal_coupling;
+}
+const double* Model::hjb_source(int n) const {
+  return impl_->level(impl_->hjb, n);
+}
+const double* Model::fp_source(int n) const {
+  return impl_->level(impl_->fp, n);
+}
+
+double Model::mass(Vec v) const {
+  PetscScalar s = 0.0;
+  FRACMFG_PETSC_CHECK(VecSum(v, &s));
+  return s * impl_->grid.cell_volume();
+}
+
+}  // namespace fracmfg::mfg

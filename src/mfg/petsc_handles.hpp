@@ -1,0 +1,88 @@
+#pragma once
+// Owning handles for the PETSc objects of the mfg solvers (Mat, KSP, SNES, VecScatter);
+// Vec and DM use exec::VecPtr / exec::DmPtr. Destruction ignores PETSc's error code: a
+// destructor must not throw.
+#include <petscksp.h>
+#include <petscmat.h>
+#include <petscsnes.h>
+#include <petscvec.h>
+
+#include <memory>
+#include <type_traits>
+
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/rebalancer.hpp"
+
+namespace fracmfg::mfg::detail {
+
+struct MatDestroyer {
+  void operator()(Mat m) const noexcept { MatDestroy(&m); }
+};
+struct KspDestroyer {
+  void operator()(KSP k) const noexcept { KSPDestroy(&k); }
+};
+struct SnesDestroyer {
+  void operator()(SNES s) const noexcept { SNESDestroy(&s); }
+};
+struct ScatterDestroyer {
+  void operator()(VecScatter s) const noexcept { VecScatterDestroy(&s); }
+};
+
+using MatPtr = std::unique_ptr<std::remove_pointer_t<Mat>, MatDestroyer>;
+using KspPtr = std::unique_ptr<std::remove_pointer_t<KSP>, KspDestroyer>;
+using SnesPtr = std::unique_ptr<std::remove_pointer_t<SNES>, SnesDestroyer>;
+using ScatterPtr = std::unique_ptr<std::remove_pointer_t<VecScatter>, ScatterDestroyer>;
+using exec::DmPtr;
+using exec::VecPtr;
+
+/// A new global vector of da.
+inline VecPtr global_vec(DM da) {
+  Vec v = nullptr;
+  FRACMFG_PETSC_CHECK(DMCreateGlobalVector(da, &v));
+  return VecPtr(v);
+}
+/// A new local (ghosted) vector of da.
+inline VecPtr local_vec(DM da) {
+  Vec v = nullptr;
+  FRACMFG_PETSC_CHECK(DMCreateLocalVector(da, &v));
+  return VecPtr(v);
+}
+/// A copy of v (same layout and values).
+inline VecPtr copy_vec(Vec v) {
+  Vec w = nullptr;
+  FRACMFG_PETSC_CHECK(VecDuplicate(v, &w));
+  FRACMFG_PETSC_CHECK(VecCopy(v, w));
+  return VecPtr(w);
+}
+
+/// Read access to a Vec's local array for a scope.
+class ReadArray {
+ public:
+  explicit ReadArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArrayRead(v_, &a_)); }
+  ~ReadArray() { VecRestoreArrayRead(v_, &a_); }
+  ReadArray(const ReadArray&) = delete;
+  ReadArray& operator=(const ReadArray&) = delete;
+  const PetscScalar* get() const { return a_; }
+  const PetscScalar& operator[](PetscInt i) const { return a_[i]; }
+
+ private:
+  Vec v_;
+  const PetscScalar* a_ = nullptr;
+};
+
+/// Write access to a Vec's local array for a scope.
+class WriteArray {
+ public:
+  explicit WriteArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArray(v_, &a_)); }
+  ~WriteArray() { VecRestoreArray(v_, &a_); }
+  WriteArray(const WriteArray&) = delete;
+  WriteArray& operator=(const WriteArray&) = delete;
+  PetscScalar* get() const { return a_; }
+  PetscScalar& operator[](PetscInt i) const { return a_[i]; }
+
+ private:
+  Vec v_;
+  PetscScalar* a_ = nullptr;
+};
+
+}  // namespace fracmfg::mfg::detail

@@ -1,0 +1,682 @@
+#include "fracmfg/mfg/solver.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/io/checkpoint.hpp"
+#include "fracmfg/mfg/coupling.hpp"
+#include "fracmfg/mfg/hjb.hpp"
+#include "mfg/forward.hpp"
+#include "mfg/petsc_handles.hpp"
+
+namespace fracmfg::mfg {
+
+namespace {
+
+using detail::VecPtr;
+
+constexpr double kNegativeTolerance = 1e-10;  // relative to max m: solver round-off
+constexpr double kDivergenceFactor = 1e6;
+
+std::string level_name(const char* field, int n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s/%06d", field, n);
+  return buf;
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(3);
+  os << v;
+  return os.str();
+}
+
+[[noreturn]] void numerical(const std::string& message) {
+  throw core::CollectiveError(message, ExitCode::numerical, 0);
+}
+
+// All time levels of U and M.
+struct State {
+  std::vector<VecPtr> u, m;
+};
+
+State make_state(DM dm, int levels) {
+  State s;
+  for (int n = 0; n < levels; ++n) {
+    s.u.push_back(detail::global_vec(dm));
+    s.m.push_back(detail::global_vec(dm));
+  }
+  return s;
+}
+
+void copy_state(const State& from, State& to) {
+  for (std::size_t n = 0; n < from.u.size(); ++n) {
+    FRACMFG_PETSC_CHECK(VecCopy(from.u[n].get(), to.u[n].get()));
+    FRACMFG_PETSC_CHECK(VecCopy(from.m[n].get(), to.m[n].get()));
+  }
+}
+
+// out = a - b, level by level.
+void difference(const State& a, const State& b, State& out) {
+  for (std::size_t n = 0; n < a.u.size(); ++n) {
+    FRACMFG_PETSC_CHECK(VecWAXPY(out.u[n].get(), -1.0, b.u[n].get(), a.u[n].get()));
+    FRACMFG_PETSC_CHECK(VecWAXPY(out.m[n].get(), -1.0, b.m[n].get(), a.m[n].get()));
+  }
+}
+
+// Local (this rank's) dot product of two Vecs.
+double local_dot(Vec a, Vec b) {
+  detail::ReadArray x(a), y(b);
+  PetscInt n = 0;
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(a, &n));
+  double s = 0.0;
+  for (PetscInt i = 0; i < n; ++i) s += x[i] * y[i];
+  return s;
+}
+
+// Solves the small symmetric system (G + lambda I) x = b by Gaussian elimination with
+// partial pivoting; false when it is singular.
+bool solve_small(std::vector<double> g, std::vector<double> b, std::size_t n,
+                 std::vector<double>& x) {
+  double trace = 0.0;
+  for (std::size_t i = 0; i < n; ++i) trace += g[i * n + i];
+  for (std::size_t i = 0; i < n; ++i) g[i * n + i] += 1e-14 * trace;
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t p = c;
+    for (std::size_t r = c + 1; r < n; ++r) {
+      if (std::abs(g[r * n + c]) > std::abs(g[p * n + c])) p = r;
+    }
+    if (!(std::abs(g[p * n + c]) > 0.0)) return false;
+    if (p != c) {
+      for (std::size_t k = 0; k < n; ++k) std::swap(g[c * n + k], g[p * n + k]);
+      std::swap(b[c], b[p]);
+    }
+    for (std::size_t r = c + 1; r < n; ++r) {
+      const double f = g[r * n + c] / g[c * n + c];
+      for (std::size_t k = c; k < n; ++k) g[r * n + k] -= f * g[c * n + k];
+      b[r] -= f * b[c];
+    }
+  }
+  x.assign(n, 0.0);
+  for (std::size_t c = n; c-- > 0;) {
+    double s = b[c];
+    for (std::size_t k = c + 1; k < n; ++k) s -= g[c * n + k] * x[k];
+    x[c] = s / g[c * n + c];
+  }
+  return std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
+}
+
+}  // namespace
+
+struct Solver::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  core::Logger log;
+  exec::Selector* selector = nullptr;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<HjbSolver> hjb;
+  std::unique_ptr<Coupling> coupling;
+  std::unique_ptr<detail::ForwardMethod> forward;
+  int levels = 0;
+  State x;  // the current state (U, M)
+  VecPtr ut, ut_next, rhs, f, mt, mt_next;
+  std::vector<IterationRecord> history;
+  double best_change = std::numeric_limits<double>::infinity();
+  bool converged = false;
+
+  // Anderson: x_k before the plain iteration, f_{k-1} = g_{k-1} - x_{k-1}, g_{k-1}, and the
+  // differences of the last `depth` iterations (oldest first).
+  int depth = 0;
+  bool have_prev = false;
+  std::unique_ptr<State> x_before, f_prev, g_prev, f_cur;
+  std::deque<State> d_f, d_g;
+  std::vector<State> spare;
+
+  const io::MfgConfig& cfg() const { return model->config(); }
+
+  State take_state() {
+    if (!spare.empty()) {
+      State s = std::move(spare.back());
+      spare.pop_back();
+      return s;
+    }
+    return make_state(model->dm(), levels);
+  }
+
+  double theta(int k) const {
+    if (k == 0) return 1.0;
+    if (cfg().iteration.schedule == io::MfgConfig::Iteration::Schedule::fictitious_play) {
+      return 1.0 / (k + 1);
+    }
+    return cfg().iteration.damping;
+  }
+
+  // min m and max m over all ranks, then the round-off clean-up.
+  void check_density(Vec m, int iteration, int level) {
+    PetscInt n = 0;
+    FRACMFG_PETSC_CHECK(VecGetLocalSize(m, &n));
+    // min m and -max m, reduced with MPI_MIN; a NaN anywhere makes both NaN.
+    double local[2] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity()};
+    {
+      detail::ReadArray a(m);
+      bool nan = false;
+      for (PetscInt i = 0; i < n; ++i) {
+        const double v = a[i];
+        nan = nan || std::isnan(v);
+        local[0] = std::min(local[0], v);
+        local[1] = std::min(local[1], -v);
+      }
+      if (nan) local[0] = local[1] = -std::numeric_limits<double>::infinity();
+    }
+    double global[2];
+    MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MIN, comm);
+    const double lo = global[0], hi = -global[1];
+    if (!std::isfinite(lo) || !std::isfinite(hi)) {
+      numerical("mfg iteration " + std::to_string(iteration) +
+                ": m is not finite (NaN or Inf) at time level " + std::to_string(level) +
+                " (t = " + fmt(model->time(level)) + ")");
+    }
+    if (lo >= 0.0) return;
+    if (lo < -kNegativeTolerance * std::max(hi, 0.0)) {
+      numerical("mfg iteration " + std::to_string(iteration) + ": negative density m = " + fmt(lo) +
+                " at time level " + std::to_string(level) + " (t = " + fmt(model->time(level)) +
+                "; max m = " + fmt(hi) + ")");
+    }
+    detail::WriteArray a(m);
+    for (PetscInt i = 0; i < n; ++i) a[i] = std::max(a[i], 0.0);
+  }
+
+  void hjb_rhs(int n) {
+    // rhs = F(x, M^{n+1}) + f_u(t_n)
+    coupling->evaluate(x.m[static_cast<std::size_t>(n + 1)].get(), rhs.get());
+    if (const double* src = model->hjb_source(n)) {
+      detail::WriteArray b(rhs.get());
+      const PetscInt count = model->box().count();
+      for (PetscInt k = 0; k < count; ++k) b[k] += src[k];
+    }
+  }
+
+  // Accumulates the squared norms of (new - old) and new; updates old <- (1-t) old + t new.
+  static void blend(Vec fresh, Vec old, double t, double& change2, double& size2) {
+    PetscInt n = 0;
+    FRACMFG_PETSC_CHECK(VecGetLocalSize(old, &n));
+    double change = 0.0, size = 0.0;
+    detail::ReadArray a(fresh);
+    detail::WriteArray b(old);
+    for (PetscInt i = 0; i < n; ++i) {
+      const double diff = a[i] - b[i];
+      change += diff * diff;
+      size += a[i] * a[i];
+      b[i] += t * diff;
+    }
+    change2 = change;
+    size2 = size;
+  }
+
+  IterationRecord iterate() {
+    const int k = static_cast<int>(history.size());
+    const int it = k + 1;
+    const double t = theta(k);
+    const double t0 = MPI_Wtime();
+    const int nt = model->steps();
+    const long long newton0 = hjb->newton_iterations();
+    if (depth > 0) copy_state(x, *x_before);
+
+    // Per-level squared norms (local), reduced once at the end: [change, size] per level.
+    std::vector<double> norms_u(2 * static_cast<std::size_t>(levels), 0.0);
+    std::vector<double> norms_m(2 * static_cast<std::size_t>(levels), 0.0);
+
+    // 1. HJB backward.
+    Vec un = ut_next.get();
+    FRACMFG_PETSC_CHECK(VecCopy(model->terminal_cost(), un));
+    if (model->terminal_coupling() != 0.0) {
+      FRACMFG_PETSC_CHECK(VecAXPY(un, model->terminal_coupling(), x.m[nt].get()));
+    }
+    blend(un, x.u[nt].get(), t, norms_u[2 * nt], norms_u[2 * nt + 1]);
+    for (int n = nt - 1; n >= 0; --n) {
+      hjb_rhs(n);
+      Vec u_new = ut.get();
+      FRACMFG_PETSC_CHECK(VecCopy(k == 0 ? ut_next.get() : x.u[n].get(), u_new));
+      const std::string where = "mfg iteration " + std::to_string(it) + ", HJB time level " +
+                                std::to_string(n) + " (t = " + fmt(model->time(n)) + ")";
+      hjb->step(ut_next.get(), rhs.get(), u_new, where.c_str());
+      blend(u_new, x.u[n].get(), t, norms_u[2 * n], norms_u[2 * n + 1]);
+      std::swap(ut, ut_next);
+    }
+
+    // 2. Fokker-Planck forward with the updated U.
+    forward->begin();
+    FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), mt.get()));
+    blend(mt.get(), x.m[0].get(), t, norms_m[0], norms_m[1]);
+    for (int n = 0; n < nt; ++n) {
+      forward->advance(n, x.u[n].get(), mt.get(), mt_next.get());
+      check_density(mt_next.get(), it, n + 1);
+      blend(mt_next.get(), x.m[n + 1].get(), t, norms_m[2 * (n + 1)], norms_m[2 * (n + 1) + 1]);
+      std::swap(mt, mt_next);
+    }
+
+    // Relative changes, the same on every rank.
+    std::vector<double> all(norms_u);
+    all.insert(all.end(), norms_m.begin(), norms_m.end());
+    MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
+                  comm);
+    auto relative = [&](std::size_t offset) {
+      double change = 0.0, size = 0.0;
+      for (int n = 0; n < levels; ++n) {
+        change = std::max(change, all[offset + 2 * n]);
+        size = std::max(size, all[offset + 2 * n + 1]);
+        if (std::isnan(all[offset + 2 * n]) || std::isnan(all[offset + 2 * n + 1])) {
+          return std::numeric_limits<double>::quiet_NaN();
+        }
+      }
+      if (change == 0.0) return 0.0;
+      return std::sqrt(change) / std::sqrt(std::max(size, std::numeric_limits<double>::min()));
+    };
+    IterationRecord rec;
+    rec.iteration = it;
+    rec.damping = t;
+    rec.change_u = relative(0);
+    rec.change_m = relative(2 * static_cast<std::size_t>(levels));
+    for (const auto& [name, value] : {std::pair<const char*, double>{"u", rec.change_u},
+                                      std::pair<const char*, double>{"m", rec.change_m}}) {
+      if (!std::isfinite(value)) {
+        numerical("mfg iteration " + std::to_string(it) + ": " + name +
+                  " is not finite (NaN or Inf)");
+      }
+    }
+    const double change = std::max(rec.change_u, rec.change_m);
+    if (change > 1.0 && change > kDivergenceFactor * best_change) {
+      numerical("mfg iteration " + std::to_string(it) + ": the fixed point diverges (change of " +
+                (rec.change_u >= rec.change_m ? "u" : "m") + " " + fmt(change) +
+                ", smallest so far " + fmt(best_change) + ")");
+    }
+    best_change = std::min(best_change, change);
+
+    // 3. Anderson mixing of the whole state.
+    if (depth > 0) rec.anderson = anderson(it);
+
+    rec.newton_iterations = hjb->newton_iterations() - newton0;
+    double secs = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, comm);
+    rec.seconds = secs;
+    history.push_back(rec);
+    const double tol = cfg().iteration.tolerance;
+    converged = rec.change_u <= tol && rec.change_m <= tol;
+    log.info("mfg iteration ", it, ": change u ", fmt(rec.change_u), ", m ", fmt(rec.change_m),
+             ", damping ", fmt(t), rec.anderson ? " (Anderson)" : "", ", Newton ",
+             rec.newton_iterations, ", ", fmt(rec.seconds), " s");
+    return rec;
+  }
+
+  // Type-II Anderson mixing on x = (U, M): x currently holds g_k, x_before holds x_k.
+  bool anderson(int it) {
+    difference(x, *x_before, *f_cur);  // f_k
+    if (have_prev) {
+      State df =
+          d_f.size() == static_cast<std::size_t>(depth) ? std::move(d_f.front()) : take_state();
+      State dg =
+          d_g.size() == static_cast<std::size_t>(depth) ? std::move(d_g.front()) : take_state();
+      if (d_f.size() == static_cast<std::size_t>(depth)) {
+        d_f.pop_front();
+        d_g.pop_front();
+      }
+      difference(*f_cur, *f_prev, df);
+      difference(x, *g_prev, dg);
+      d_f.push_back(std::move(df));
+      d_g.push_back(std::move(dg));
+    }
+    std::swap(f_prev, f_cur);
+    copy_state(x, *g_prev);
+    have_prev = true;
+    const std::size_t p = d_f.size();
+    if (p == 0) return false;
+
+    // Weighted Gram matrix of the residual differences and their products with f_k.
+    std::vector<double> local(p * p + p + 2, 0.0);
+    for (int n = 0; n < levels; ++n) {
+      local[p * p + p] += local_dot(x.u[n].get(), x.u[n].get());
+      local[p * p + p + 1] += local_dot(x.m[n].get(), x.m[n].get());
+    }
+    MPI_Allreduce(MPI_IN_PLACE, local.data() + p * p + p, 2, MPI_DOUBLE, MPI_SUM, comm);
+    const double wu = local[p * p + p] > 0.0 ? 1.0 / local[p * p + p] : 1.0;
+    const double wm = local[p * p + p + 1] > 0.0 ? 1.0 / local[p * p + p + 1] : 1.0;
+    std::vector<double> gram(p * p + p, 0.0);
+    for (int n = 0; n < levels; ++n) {
+      for (std::size_t i = 0; i < p; ++i) {
+        for (std::size_t j = 0; j <= i; ++j) {
+          gram[i * p + j] += wu * local_dot(d_f[i].u[n].get(), d_f[j].u[n].get()) +
+                             wm * local_dot(d_f[i].m[n].get(), d_f[j].m[n].get());
+        }
+        gram[p * p + i] += wu * local_dot(d_f[i].u[n].get(), f_prev->u[n].get()) +
+                           wm * local_dot(d_f[i].m[n].get(), f_prev->m[n].get());
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, gram.data(), static_cast<int>(gram.size()), MPI_DOUBLE, MPI_SUM,
+                  comm);
+    for (std::size_t i = 0; i < p; ++i) {
+      for (std::size_t j = 0; j < i; ++j) gram[j * p + i] = gram[i * p + j];
+    }
+    std::vector<double> gamma;
+    const std::vector<double> b(gram.begin() + static_cast<std::ptrdiff_t>(p * p), gram.end());
+    gram.resize(p * p);
+    if (!solve_small(gram, b, p, gamma)) {
+      log.debug("mfg iteration ", it, ": Anderson system singular, history cleared");
+      clear_history();
+      return false;
+    }
+    // x_{k+1} = g_k - sum_j gamma_j dG_j
+    for (int n = 0; n < levels; ++n) {
+      for (std::size_t j = 0; j < p; ++j) {
+        FRACMFG_PETSC_CHECK(VecAXPY(x.u[n].get(), -gamma[j], d_g[j].u[n].get()));
+        FRACMFG_PETSC_CHECK(VecAXPY(x.m[n].get(), -gamma[j], d_g[j].m[n].get()));
+      }
+    }
+    // A mixed density must stay >= 0; otherwise keep the plain step.
+    double lo = std::numeric_limits<double>::infinity();
+    for (int n = 0; n < levels; ++n) {
+      PetscReal v = 0.0;
+      FRACMFG_PETSC_CHECK(VecMin(x.m[n].get(), nullptr, &v));
+      lo = std::min(lo, static_cast<double>(v));
+    }
+    if (!(lo >= 0.0)) {
+      log.debug("mfg iteration ", it, ": Anderson mix has m < 0, plain step kept");
+      copy_state(*g_prev, x);
+      clear_history();
+      return false;
+    }
+    return true;
+  }
+
+  void clear_history() {
+    while (!d_f.empty()) {
+      spare.push_back(std::move(d_f.back()));
+      d_f.pop_back();
+    }
+    while (!d_g.empty()) {
+      spare.push_back(std::move(d_g.back()));
+      d_g.pop_back();
+    }
+  }
+};
+
+Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selector,
+               core::Logger log)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.comm = comm;
+  d.log = log;
+  d.selector = selector;
+  d.model = std::make_unique<Model>(comm, config);
+  d.hjb = std::make_unique<HjbSolver>(*d.model);
+  d.coupling = std::make_unique<Coupling>(*d.model, selector);
+  d.forward = detail::make_forward_method(*d.model, selector);
+  d.levels = d.model->steps() + 1;
+  DM dm = d.model->dm();
+  d.x = make_state(dm, d.levels);
+  for (int n = 0; n < d.levels; ++n) {
+    FRACMFG_PETSC_CHECK(VecSet(d.x.u[n].get(), 0.0));
+    FRACMFG_PETSC_CHECK(VecCopy(d.model->initial_density(), d.x.m[n].get()));
+  }
+  d.ut = detail::global_vec(dm);
+  d.ut_next = detail::global_vec(dm);
+  d.rhs = detail::global_vec(dm);
+  d.f = detail::global_vec(dm);
+  d.mt = detail::global_vec(dm);
+  d.mt_next = detail::global_vec(dm);
+  d.depth = config.iteration.anderson;
+  if (d.depth > 0) {
+    d.x_before = std::make_unique<State>(make_state(dm, d.levels));
+    d.f_prev = std::make_unique<State>(make_state(dm, d.levels));
+    d.g_prev = std::make_unique<State>(make_state(dm, d.levels));
+    d.f_cur = std::make_unique<State>(make_state(dm, d.levels));
+  }
+  const Grid& g = d.model->grid();
+  d.log.info("mfg: ", g.dim, "D grid ",
+             g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
+                        : std::to_string(g.points[0]),
+             " (", io::to_string(config.domain.boundary), "), ", d.model->steps(),
+             " time steps, Fokker-Planck ", io::to_string(config.fokker_planck.method),
+             ", coupling ", io::to_string(config.coupling.type));
+}
+
+Solver::~Solver() = default;
+
+const Model& Solver::model() const {
+  return *impl_->model;
+}
+int Solver::steps() const {
+  return impl_->model->steps();
+}
+Vec Solver::u(int n) const {
+  return impl_->x.u.at(static_cast<std::size_t>(n)).get();
+}
+Vec Solver::m(int n) const {
+  return impl_->x.m.at(static_cast<std::size_t>(n)).get();
+}
+int Solver::iterations() const {
+  return static_cast<int>(impl_->history.size());
+}
+const std::vector<IterationRecord>& Solver::history() const {
+  return impl_->history;
+}
+bool Solver::converged() const {
+  return impl_->converged;
+}
+
+IterationRecord Solver::iterate() {
+  return impl_->iterate();
+}
+
+SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
+  Impl& d = *impl_;
+  SolveResult r;
+  const double t0 = MPI_Wtime();
+  const int max_it = d.cfg().iteration.max_iterations;
+  while (!d.converged && iterations() < max_it) {
+    const IterationRecord rec = iterate();
+    if (checkpoint.every > 0 && !checkpoint.file.empty() && rec.iteration % checkpoint.every == 0) {
+      write_checkpoint(checkpoint.file);
+    }
+  }
+  r.converged = d.converged;
+  r.iterations = iterations();
+  if (!d.history.empty()) {
+    r.change_u = d.history.back().change_u;
+    r.change_m = d.history.back().change_m;
+  }
+  r.seconds = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &r.seconds, 1, MPI_DOUBLE, MPI_MAX, d.comm);
+  if (r.converged) {
+    d.log.info("mfg: converged after ", r.iterations, " iterations (", fmt(r.seconds), " s)");
+  } else {
+    d.log.warn("mfg: not converged after ", r.iterations, " iterations (change u ", fmt(r.change_u),
+               ", m ", fmt(r.change_m), ")");
+  }
+  return r;
+}
+
+namespace {
+
+struct HistoryArrays {
+  std::vector<double> change_u, change_m, damping, seconds, newton, anderson;
+};
+
+HistoryArrays arrays_of(const std::vector<IterationRecord>& h) {
+  HistoryArrays a;
+  for (const auto& r : h) {
+    a.change_u.push_back(r.change_u);
+    a.change_m.push_back(r.change_m);
+    a.damping.push_back(r.damping);
+    a.seconds.push_back(r.seconds);
+    a.newton.push_back(static_cast<double>(r.newton_iterations));
+    a.anderson.push_back(r.anderson ? 1.0 : 0.0);
+  }
+  return a;
+}
+
+}  // namespace
+
+void Solver::write_checkpoint(const std::string& path) const {
+  const Impl& d = *impl_;
+  DM dm = d.model->dm();
+  int rank = 0;
+  MPI_Comm_rank(d.comm, &rank);
+  io::CheckpointWriter ck(d.comm, path, iterations(), 0.0, "mfg");
+  auto add_state = [&](const std::string& prefix, const State& s) {
+    for (int n = 0; n < d.levels; ++n) {
+      ck.add_field(prefix + level_name("u", n), dm, s.u[n].get());
+      ck.add_field(prefix + level_name("m", n), dm, s.m[n].get());
+    }
+  };
+  add_state("", d.x);
+  ck.add_scalar_int64("iteration", iterations());
+  ck.add_scalar_int64("time_steps", d.model->steps());
+  ck.add_scalar_string("schedule", io::to_string(d.cfg().iteration.schedule));
+  ck.add_scalar_double("damping", d.cfg().iteration.damping);
+  ck.add_scalar_double("next_damping", d.theta(iterations()));
+  ck.add_scalar_double("best_change", d.best_change);
+  ck.add_scalar_int64("converged", d.converged ? 1 : 0);
+  const HistoryArrays a = arrays_of(d.history);
+  auto add = [&](const char* name, const std::vector<double>& v) {
+    ck.add_array(std::string("convergence/") + name, v.data(), rank == 0 ? v.size() : 0);
+  };
+  add("u", a.change_u);
+  add("m", a.change_m);
+  add("damping", a.damping);
+  add("seconds", a.seconds);
+  add("newton", a.newton);
+  add("anderson", a.anderson);
+  ck.add_scalar_int64("anderson_depth", d.depth);
+  ck.add_scalar_int64("anderson_have_prev", d.have_prev ? 1 : 0);
+  ck.add_scalar_int64("anderson_history", static_cast<std::int64_t>(d.d_f.size()));
+  if (d.depth > 0 && d.have_prev) {
+    add_state("anderson/f/", *d.f_prev);
+    add_state("anderson/g/", *d.g_prev);
+    for (std::size_t j = 0; j < d.d_f.size(); ++j) {
+      add_state("anderson/df" + std::to_string(j) + "/", d.d_f[j]);
+      add_state("anderson/dg" + std::to_string(j) + "/", d.d_g[j]);
+    }
+  }
+  ck.commit();
+  d.log.info("mfg: checkpoint of iteration ", iterations(), " written to ", path);
+}
+
+void Solver::restart(const std::string& path) {
+  Impl& d = *impl_;
+  DM dm = d.model->dm();
+  std::optional<io::CheckpointReader> rk;
+  core::collective(d.comm, [&] { rk.emplace(d.comm, path); });
+  auto fail = [&](const std::string& why) {
+    throw core::CollectiveError("mfg: cannot restart from '" + path + "': " + why, ExitCode::io, 0);
+  };
+  const auto problem_steps = rk->scalar_int64("time_steps");
+  if (problem_steps != d.model->steps()) {
+    fail("it has " + std::to_string(problem_steps) + " time steps, the deck " +
+         std::to_string(d.model->steps()));
+  }
+  const io::FieldShape shape = rk->field_shape(level_name("u", 0));
+  const Grid& g = d.model->grid();
+  if (shape.dim != g.dim || shape.size[0] != g.points[0] ||
+      (g.dim == 2 && shape.size[1] != g.points[1])) {
+    fail("its grid is " + io::to_string(shape) + ", the deck's differs");
+  }
+  auto read_state = [&](const std::string& prefix, State& s) {
+    for (int n = 0; n < d.levels; ++n) {
+      rk->read_field(prefix + level_name("u", n), dm, s.u[n].get());
+      rk->read_field(prefix + level_name("m", n), dm, s.m[n].get());
+    }
+  };
+  read_state("", d.x);
+  const auto iterations_done = rk->scalar_int64("iteration");
+  auto read = [&](const char* name) {
+    const std::string a = std::string("convergence/") + name;
+    return rk->read_array(a, 0, rk->array_size(a));
+  };
+  const auto cu = read("u"), cm = read("m"), damping = read("damping"), seconds = read("seconds"),
+             newton = read("newton"), anderson = read("anderson");
+  if (static_cast<std::int64_t>(cu.size()) != iterations_done) {
+    fail("its convergence history has " + std::to_string(cu.size()) + " entries for " +
+         std::to_string(iterations_done) + " iterations");
+  }
+  d.history.clear();
+  for (std::size_t i = 0; i < cu.size(); ++i) {
+    IterationRecord r;
+    r.iteration = static_cast<int>(i) + 1;
+    r.change_u = cu[i];
+    r.change_m = cm[i];
+    r.damping = damping[i];
+    r.seconds = seconds[i];
+    r.newton_iterations = static_cast<long long>(newton[i]);
+    r.anderson = anderson[i] != 0.0;
+    d.history.push_back(r);
+  }
+  d.best_change = rk->scalar_double("best_change");
+  d.converged = rk->scalar_int64("converged") != 0;
+  d.clear_history();
+  d.have_prev = false;
+  const auto depth = rk->scalar_int64("anderson_depth");
+  if (d.depth > 0 && depth == d.depth && rk->scalar_int64("anderson_have_prev") != 0) {
+    read_state("anderson/f/", *d.f_prev);
+    read_state("anderson/g/", *d.g_prev);
+    const auto count = rk->scalar_int64("anderson_history");
+    for (std::int64_t j = 0; j < count; ++j) {
+      State df = d.take_state(), dg = d.take_state();
+      read_state("anderson/df" + std::to_string(j) + "/", df);
+      read_state("anderson/dg" + std::to_string(j) + "/", dg);
+      d.d_f.push_back(std::move(df));
+      d.d_g.push_back(std::move(dg));
+    }
+    d.have_prev = true;
+  } else if (d.depth > 0 && depth != d.depth) {
+    d.log.warn("mfg: checkpoint has Anderson depth ", depth, ", the deck ", d.depth,
+               "; the Anderson history starts afresh");
+  }
+  d.log.info("mfg: restarted from ", path, " at iteration ", iterations_done, " (written on ",
+             rk->written_by_ranks(), " rank(s))");
+}
+
+void Solver::write(io::H5Writer& out, int every) const {
+  const Impl& d = *impl_;
+  const Grid& g = d.model->grid();
+  io::FieldInfo info;
+  for (int a = 0; a < g.dim; ++a) {
+    info.grid.origin[a] = g.origin(a);
+    info.grid.spacing[a] = g.spacing(a);
+  }
+  info.component_names = {"u"};
+  out.define_field("u", info);
+  info.component_names = {"m"};
+  out.define_field("m", info);
+  const int nt = d.model->steps();
+  every = std::max(every, 1);
+  DM dm = d.model->dm();
+  for (int n = 0; n <= nt; ++n) {
+    if (n % every != 0 && n != nt) continue;
+    out.write_field("u", dm, d.x.u[n].get(), n, d.model->time(n));
+    out.write_field("m", dm, d.x.m[n].get(), n, d.model->time(n));
+  }
+  const HistoryArrays a = arrays_of(d.history);
+  out.write_array("/convergence/u", a.change_u);
+  out.write_array("/convergence/m", a.change_m);
+  out.write_array("/mfg/seconds", a.seconds);
+  out.set_attribute_int64("/convergence", "iterations", iterations());
+  out.set_attribute_int64("/convergence", "converged", d.converged ? 1 : 0);
+  out.set_attribute_double("/convergence", "tolerance", d.cfg().iteration.tolerance);
+  std::vector<double> mass;
+  for (int n = 0; n <= nt; ++n) mass.push_back(d.model->mass(d.x.m[n].get()));
+  out.write_array("/mfg/mass", mass);
+}
+
+}  // namespace fracmfg::mfg

@@ -1,0 +1,83 @@
+#include "mfg/stencil.hpp"
+
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/mfg/hamiltonian.hpp"
+
+namespace fracmfg::mfg::detail {
+
+GhostBox ghost_box(DM da) {
+  PetscInt gxs = 0, gys = 0, gzs = 0, gxm = 0, gym = 0, gzm = 0;
+  FRACMFG_PETSC_CHECK(DMDAGetGhostCorners(da, &gxs, &gys, &gzs, &gxm, &gym, &gzm));
+  GhostBox g;
+  g.gxs = gxs;
+  g.gys = gys;
+  g.gxm = gxm;
+  g.gym = gym;
+  return g;
+}
+
+void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,
+                  const double* rhs, double* r) {
+  const Grid& g = model.grid();
+  const double inv_dt = 1.0 / model.dt();
+  const double nu = model.diffusion();
+  const double ihx = 1.0 / g.spacing(0);
+  const double ihy = g.dim == 2 ? 1.0 / g.spacing(1) : 0.0;
+  const double* inv_c = model.inverse_control_cost().data();
+  const bool two_d = g.dim == 2;
+  for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
+    const double up = u[nb.self];
+    const double ue = u[nb.east], uw = u[nb.west];
+    double lap = (ue - 2.0 * up + uw) * ihx * ihx;
+    double h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
+    if (two_d) {
+      const double un = u[nb.north], us = u[nb.south];
+      lap += (un - 2.0 * up + us) * ihy * ihy;
+      h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
+    }
+    r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
+  });
+}
+
+void hjb_rows(const Model& model, const GhostBox& gb, const double* u, double* rows) {
+  const Grid& g = model.grid();
+  const double inv_dt = 1.0 / model.dt();
+  const double nu = model.diffusion();
+  const double* inv_c = model.inverse_control_cost().data();
+  const int nc = row_components(g.dim);
+  const bool two_d = g.dim == 2;
+  // One axis: neighbour coefficients (minus side, plus side) and the diagonal part.
+  auto axis = [&](double up, double uminus, double uplus, double ih, double ic, bool mirror_minus,
+                  bool mirror_plus, double& diag, double& cminus, double& cplus) {
+    const double ap = upwind_a_plus((uplus - up) * ih, ic);
+    const double am = upwind_a_minus((up - uminus) * ih, ic);
+    const double lap = nu * ih * ih;
+    cplus = -lap + ap * ih;
+    cminus = -lap - am * ih;
+    diag += 2.0 * lap + (am - ap) * ih;
+    if (mirror_plus) {
+      diag += cplus;
+      cplus = 0.0;
+    }
+    if (mirror_minus) {
+      diag += cminus;
+      cminus = 0.0;
+    }
+  };
+  const double ihx = 1.0 / g.spacing(0);
+  const double ihy = two_d ? 1.0 / g.spacing(1) : 0.0;
+  for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
+    double* row = rows + k * nc;
+    const double up = u[nb.self];
+    double diag = inv_dt;
+    axis(up, u[nb.west], u[nb.east], ihx, inv_c[k], nb.west == nb.self, nb.east == nb.self, diag,
+         row[kWest], row[kEast]);
+    if (two_d) {
+      axis(up, u[nb.south], u[nb.north], ihy, inv_c[k], nb.south == nb.self, nb.north == nb.self,
+           diag, row[kSouth], row[kNorth]);
+    }
+    row[kDiag] = diag;
+  });
+}
+
+}  // namespace fracmfg::mfg::detail

@@ -1,0 +1,67 @@
+#pragma once
+// The upwind finite-difference stencil shared by the HJB solver and the Fokker-Planck
+// solver: a walk over the owned points with the ghosted indices of their neighbours
+// (mirrored onto the point itself at reflecting walls), the HJB residual, and the rows of
+// the HJB Jacobian J = I/dt + L(u) (L: -nu Lap + the linearised numerical Hamiltonian).
+#include <petscdm.h>
+#include <petscdmda.h>
+
+#include "fracmfg/mfg/grid.hpp"
+#include "fracmfg/mfg/model.hpp"
+
+namespace fracmfg::mfg::detail {
+
+/// The ghosted box of a DMDA: local index of (i, j) is (j - gys) gxm + (i - gxs).
+struct GhostBox {
+  PetscInt gxs = 0, gys = 0, gxm = 0, gym = 1;
+};
+GhostBox ghost_box(DM da);
+
+/// Ghosted indices of a point and its neighbours. At a reflecting wall the missing
+/// neighbour is the point itself (mirror across the cell face).
+struct Neighbours {
+  PetscInt self, west, east, south, north;
+};
+
+/// Calls f(k, nb, i, j) for each owned point (i, j): k its owned (global Vec) index.
+template <class F>
+void for_each_point(const Grid& g, const OwnedBox& b, const GhostBox& gb, F&& f) {
+  const bool mirror = g.boundary == Boundary::reflecting;
+  const PetscInt nx = g.points[0];
+  const PetscInt ny = g.points[1];
+  const bool two_d = g.dim == 2;
+  for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
+    for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
+      const PetscInt k = (j - b.ys) * b.xm + (i - b.xs);
+      Neighbours nb;
+      nb.self = (j - gb.gys) * gb.gxm + (i - gb.gxs);
+      nb.west = mirror && i == 0 ? nb.self : nb.self - 1;
+      nb.east = mirror && i == nx - 1 ? nb.self : nb.self + 1;
+      if (two_d) {
+        nb.south = mirror && j == 0 ? nb.self : nb.self - gb.gxm;
+        nb.north = mirror && j == ny - 1 ? nb.self : nb.self + gb.gxm;
+      } else {
+        nb.south = nb.north = nb.self;
+      }
+      f(k, nb, i, j);
+    }
+  }
+}
+
+/// Components of a Jacobian row in the coefficient layout: [diag, west, east(, south, north)].
+/// Neighbours mirrored onto the point are folded into diag and stored as 0.
+inline constexpr int kDiag = 0, kWest = 1, kEast = 2, kSouth = 3, kNorth = 4;
+inline int row_components(int dim) {
+  return 1 + 2 * dim;
+}
+
+/// r_k = (u_k - u_next_k)/dt - nu Lap_h u_k + H_h(x_k, D+u, D-u) - rhs_k at the owned
+/// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays.
+void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,
+                  const double* rhs, double* r);
+
+/// The rows of J(u) = I/dt + L(u) at the owned points, row_components(dim) values each, in
+/// the layout above; u is ghosted.
+void hjb_rows(const Model& model, const GhostBox& gb, const double* u, double* rows);
+
+}  // namespace fracmfg::mfg::detail
