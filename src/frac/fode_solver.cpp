@@ -1,0 +1,834 @@
+#include "fracmfg/frac/fode_solver.hpp"
+
+#include <petscksp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "frac/history_engine.hpp"
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/selector.hpp"
+#include "fracmfg/frac/weights.hpp"
+
+namespace fracmfg::frac {
+
+namespace {
+
+// RAII for the PETSc objects of the implicit method.
+struct VecDeleter {
+  void operator()(Vec v) const noexcept { VecDestroy(&v); }
+};
+struct MatDeleter {
+  void operator()(Mat m) const noexcept { MatDestroy(&m); }
+};
+struct KspDeleter {
+  void operator()(KSP k) const noexcept { KSPDestroy(&k); }
+};
+using OwnedVec = std::unique_ptr<std::remove_pointer_t<Vec>, VecDeleter>;
+using OwnedMat = std::unique_ptr<std::remove_pointer_t<Mat>, MatDeleter>;
+using OwnedKsp = std::unique_ptr<std::remove_pointer_t<KSP>, KspDeleter>;
+
+/// Dense local Newton systems above this size are refused (O(n^3) per iteration).
+constexpr std::size_t kDenseNewtonLimit = 4096;
+
+/// What went wrong at a step, in the order of the agreement key (smallest wins at equal
+/// component).
+enum FailureCode : std::int64_t { failure_nan = 0, failure_diverged = 1, failure_singular = 2 };
+
+std::string format_double(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// LU with partial pivoting of the n x n row-major a, solving a x = b in place (b <- x).
+/// Returns -1 on success, else the column of the first zero pivot.
+std::int64_t dense_solve(std::size_t n, double* a, double* b) {
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t piv = k;
+    double best = std::fabs(a[k * n + k]);
+    for (std::size_t i = k + 1; i < n; ++i) {
+      const double v = std::fabs(a[i * n + k]);
+      if (v > best) {
+        best = v;
+        piv = i;
+      }
+    }
+    if (!(best > 0.0) || !std::isfinite(best)) return static_cast<std::int64_t>(k);
+    if (piv != k) {
+      for (std::size_t j = 0; j < n; ++j) std::swap(a[k * n + j], a[piv * n + j]);
+      std::swap(b[k], b[piv]);
+    }
+    const double inv = 1.0 / a[k * n + k];
+    for (std::size_t i = k + 1; i < n; ++i) {
+      const double l = a[i * n + k] * inv;
+      if (l == 0.0) continue;
+      a[i * n + k] = l;
+      for (std::size_t j = k + 1; j < n; ++j) a[i * n + j] -= l * a[k * n + j];
+      b[i] -= l * b[k];
+    }
+  }
+  for (std::size_t k = n; k-- > 0;) {
+    double s = b[k];
+    for (std::size_t j = k + 1; j < n; ++j) s -= a[k * n + j] * b[j];
+    b[k] = s / a[k * n + k];
+  }
+  return -1;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+}  // namespace
+
+const char* to_string(FodeMethod method) {
+  return method == FodeMethod::abm ? "abm" : "trapezoidal";
+}
+
+const char* to_string(FodeHistory history) {
+  switch (history) {
+    case FodeHistory::automatic: return "auto";
+    case FodeHistory::direct: return "direct";
+    case FodeHistory::fft: return "fft";
+  }
+  return "?";
+}
+
+PetscInt fode_local_size(MPI_Comm comm, PetscInt global_size) {
+  PetscInt local = PETSC_DECIDE;
+  PetscInt global = global_size;
+  FRACMFG_PETSC_CHECK(PetscSplitOwnership(comm, &local, &global));
+  return local;
+}
+
+struct FodeSolver::Impl {
+  struct Group {
+    double order = 0.0;
+    double c0 = 0.0;                       ///< weight of f(t_n, y_n) in the corrector
+    std::vector<double> start_correction;  ///< start(n) - K_c(n), n = 0..N
+  };
+
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 1;
+  FodeOptions options;
+  FodeRhs rhs;
+  OwnedMat linear;  // a reference to rhs.linear
+  core::Logger log;
+  exec::Selector* selector = nullptr;
+
+  PetscInt global = 0;
+  PetscInt local = 0;
+  PetscInt first = 0;
+  std::vector<PetscInt> sizes;
+  std::vector<PetscInt> starts;
+  double horizon = 1.0;
+  std::int64_t steps = 1;
+  double h = 1.0;
+  int rules = 1;
+
+  std::vector<double> order;  // per local component (natural order)
+  std::vector<double> c0;
+  std::vector<double> y0;
+  std::vector<double> y1;  // 0 where the order is <= 1
+  std::vector<std::size_t> group_of;
+  std::vector<Group> groups;
+  std::vector<std::size_t> internal;  // internal column k holds natural component internal[k]
+
+  std::unique_ptr<detail::HistoryEngine> engine;
+
+  // Per-step work arrays (natural order).
+  std::vector<double> y;
+  std::vector<double> f;
+  std::vector<double> ytmp;
+  std::vector<double> ftmp;
+  std::vector<double> taylor;
+  std::vector<double> hp;
+  std::vector<double> hc;
+  std::vector<double> jac;
+  std::vector<double> dg;
+
+  // Implicit method with a Mat.
+  OwnedVec x_wrap;
+  OwnedVec f_wrap;
+  OwnedVec residual;
+  OwnedVec update;
+  OwnedVec diagonal;
+  OwnedMat m0;  // I - diag(c0) A
+  OwnedMat m;   // m0 - diag(c0 g'(y))
+  OwnedKsp ksp;
+
+  FodeStats stats;
+  bool warned_newton = false;
+  std::chrono::steady_clock::time_point t_start;
+  std::chrono::steady_clock::time_point t_progress;
+
+  bool implicit() const { return options.method == FodeMethod::trapezoidal; }
+  bool split_form() const { return rhs.linear != nullptr || static_cast<bool>(rhs.pointwise); }
+
+  void setup(FodeProblem problem);
+  void setup_layout(const FodeProblem& problem);
+  void setup_components(const FodeProblem& problem);
+  void setup_history();
+  void setup_implicit();
+
+  double time_of(std::int64_t n) const { return n == steps ? horizon : static_cast<double>(n) * h; }
+  void eval(double t, const double* yv, double* fv);
+  void step(std::int64_t n);
+  /// Newton's method for y = ytmp + c0 f(t, y) from the previous y. Return the local index of
+  /// a component whose Newton pivot is zero (singular matrix), else -1.
+  std::int64_t newton_dense(std::int64_t n, double t);
+  std::int64_t newton_diagonal(std::int64_t n, double t);
+  std::int64_t newton_ksp(std::int64_t n, double t);
+  void pointwise_derivative(double t, const double* yv, double* out);
+  void note_newton(std::int64_t n, int iterations, bool converged);
+  /// Collective agreement on a failed step: throws CollectiveError on every rank.
+  void check(std::int64_t n, std::int64_t local_failure, std::int64_t local_code);
+  void progress(std::int64_t n);
+};
+
+// --- setup -------------------------------------------------------------------------------
+
+void FodeSolver::Impl::setup_layout(const FodeProblem& problem) {
+  PetscInt g = problem.global_size;
+  PetscInt l = problem.local_size;
+  if (rhs.linear != nullptr) {
+    PetscInt rows = 0, cols = 0, lrows = 0, lcols = 0;
+    FRACMFG_PETSC_CHECK(MatGetSize(rhs.linear, &rows, &cols));
+    FRACMFG_PETSC_CHECK(MatGetLocalSize(rhs.linear, &lrows, &lcols));
+    if (rows != cols || lrows != lcols) {
+      throw Error("FodeSolver: the linear part must be square with equal row and column layouts (" +
+                  std::to_string(rows) + " x " + std::to_string(cols) + ", local " +
+                  std::to_string(lrows) + " x " + std::to_string(lcols) + ")");
+    }
+    if ((g != PETSC_DECIDE && g != rows) || (l != PETSC_DECIDE && l != lrows)) {
+      throw Error("FodeSolver: the problem's sizes (global " + std::to_string(g) + ", local " +
+                  std::to_string(l) + ") differ from the linear part's (" + std::to_string(rows) +
+                  ", " + std::to_string(lrows) + ")");
+    }
+    g = rows;
+    l = lrows;
+  } else {
+    if (g == PETSC_DECIDE && l == PETSC_DECIDE) {
+      throw Error("FodeSolver: give the global or the local number of components");
+    }
+    if ((g != PETSC_DECIDE && g < 1) || (l != PETSC_DECIDE && l < 0)) {
+      throw Error("FodeSolver: invalid number of components (global " + std::to_string(g) +
+                  ", local " + std::to_string(l) + ")");
+    }
+    FRACMFG_PETSC_CHECK(PetscSplitOwnership(comm, &l, &g));
+  }
+  global = g;
+  local = l;
+  sizes.assign(static_cast<std::size_t>(size), 0);
+  MPI_Allgather(&local, 1, MPIU_INT, sizes.data(), 1, MPIU_INT, comm);
+  starts.assign(static_cast<std::size_t>(size), 0);
+  PetscInt sum = 0;
+  for (int r = 0; r < size; ++r) {
+    starts[static_cast<std::size_t>(r)] = sum;
+    sum += sizes[static_cast<std::size_t>(r)];
+  }
+  if (sum != global) {
+    throw Error("FodeSolver: the local sizes add up to " + std::to_string(sum) + ", not " +
+                std::to_string(global));
+  }
+  first = starts[static_cast<std::size_t>(rank)];
+}
+
+void FodeSolver::Impl::setup_components(const FodeProblem& problem) {
+  const auto n = static_cast<std::size_t>(local);
+  const auto expand = [&](const std::vector<double>& v, const char* what) {
+    if (v.size() == 1) return std::vector<double>(n, v[0]);
+    if (v.size() == n) return v;
+    throw Error(std::string("FodeSolver: ") + what + " holds " + std::to_string(v.size()) +
+                " values; expected 1 or the rank's " + std::to_string(n) + " components");
+  };
+  // Global inputs are checked identically on every rank; per-component ones are agreed on
+  // below so that every rank throws the same error.
+  if (!(problem.horizon > 0.0 && std::isfinite(problem.horizon))) {
+    throw Error("FodeSolver: the horizon must be positive and finite, got " +
+                format_double(problem.horizon));
+  }
+  if (problem.steps < 1) {
+    throw Error("FodeSolver: needs at least one step, got " + std::to_string(problem.steps));
+  }
+  if (options.corrector_iterations < 1)
+    throw Error("FodeSolver: corrector_iterations must be >= 1");
+  if (options.block_size < 2) throw Error("FodeSolver: block_size must be >= 2");
+  if (!(options.newton_tolerance > 0.0)) throw Error("FodeSolver: newton_tolerance must be > 0");
+  if (options.newton_max_iterations < 1) {
+    throw Error("FodeSolver: newton_max_iterations must be >= 1");
+  }
+  if (rhs.function && split_form()) {
+    throw Error("FodeSolver: give either `function` or `linear`/`pointwise`, not both");
+  }
+  if (!rhs.function && !split_form()) throw Error("FodeSolver: no right-hand side given");
+  horizon = problem.horizon;
+  steps = problem.steps;
+  h = horizon / static_cast<double>(steps);
+
+  std::string problem_text;
+  try {
+    order = expand(problem.order, "order");
+    y0 = expand(problem.initial, "initial");
+    bool above_one = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!(order[k] > 0.0 && order[k] < 2.0)) {
+        throw Error("FodeSolver: the order of component y" +
+                    std::to_string(first + static_cast<PetscInt>(k) + 1) + " is " +
+                    format_double(order[k]) + "; it must lie in (0, 2)");
+      }
+      above_one = above_one || order[k] > 1.0;
+    }
+    y1.assign(n, 0.0);
+    if (above_one) {
+      if (problem.initial_derivative.empty()) {
+        throw Error("FodeSolver: initial_derivative (y'(0)) is required because an order is > 1");
+      }
+      y1 = expand(problem.initial_derivative, "initial_derivative");
+      for (std::size_t k = 0; k < n; ++k) {
+        if (order[k] <= 1.0) y1[k] = 0.0;
+      }
+    }
+    if (implicit() && rhs.function && n > kDenseNewtonLimit) {
+      throw Error(
+          "FodeSolver: the implicit method with a `function` right-hand side solves a "
+          "dense Newton system of the rank's " +
+          std::to_string(n) + " components (limit " + std::to_string(kDenseNewtonLimit) +
+          "); use the linear/pointwise form for large systems");
+    }
+  } catch (const Error& e) {
+    problem_text = e.what();
+  }
+  // Agree on per-component errors (the first failing rank's message).
+  int failed = problem_text.empty() ? size : rank;
+  int lowest = size;
+  MPI_Allreduce(&failed, &lowest, 1, MPI_INT, MPI_MIN, comm);
+  if (lowest < size) {
+    unsigned long long len = problem_text.size();
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, lowest, comm);
+    problem_text.resize(static_cast<std::size_t>(len));
+    MPI_Bcast(problem_text.data(), static_cast<int>(len), MPI_CHAR, lowest, comm);
+    throw core::CollectiveError(problem_text, ExitCode::failure, lowest);
+  }
+}
+
+void FodeSolver::Impl::setup_history() {
+  const auto n = static_cast<std::size_t>(local);
+  rules = implicit() ? 1 : 2;
+  // Groups of equal order, in order of first appearance; internal columns sorted by group.
+  std::map<double, std::size_t> index;
+  group_of.assign(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    auto [it, inserted] = index.emplace(order[k], groups.size());
+    if (inserted) {
+      Group g;
+      g.order = order[k];
+      groups.push_back(std::move(g));
+    }
+    group_of[k] = it->second;
+  }
+  internal.clear();
+  internal.reserve(n);
+  std::vector<detail::HistoryGroup> hist(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    hist[g].begin = static_cast<std::int64_t>(internal.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      if (group_of[k] == g) internal.push_back(k);
+    }
+    hist[g].end = static_cast<std::int64_t>(internal.size());
+  }
+
+  const detail::HistoryMode mode =
+      options.history == FodeHistory::direct ? detail::HistoryMode::direct
+      : options.history == FodeHistory::fft  ? detail::HistoryMode::fft
+                                             : detail::HistoryMode::automatic;
+  const std::int64_t points = steps + 1;
+  const std::int64_t padded =
+      detail::HistoryEngine::padded_points(points, mode, options.block_size);
+  const auto count = static_cast<std::size_t>(padded);
+  c0.assign(n, 0.0);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double a = groups[g].order;
+    // Corrector (trapezoid) weights K_c(k) = t_k, k = 0..S (Diethelm, Ford & Freed 2002,
+    // eq. (2.8) in convolution form); predictor (rectangle) weights K_p(k) = b_{k-1}.
+    std::vector<double> kc = rl_trapezoid_weights(a, h, count + 1);
+    groups[g].c0 = kc[0];
+    auto& corr = groups[g].start_correction;
+    corr.assign(static_cast<std::size_t>(steps + 1), 0.0);
+    for (std::int64_t s = 1; s <= steps; ++s) {
+      const auto si = static_cast<std::size_t>(s);
+      corr[si] = rl_trapezoid_start_weight(a, h, si) - kc[si];
+    }
+    if (rules == 2) {
+      const std::vector<double> b = rl_rectangle_weights(a, h, count);
+      std::vector<double> kp(count + 1, 0.0);
+      std::copy(b.begin(), b.end(), kp.begin() + 1);
+      hist[g].weights[0] = std::move(kp);
+      hist[g].weights[1] = std::move(kc);
+    } else {
+      hist[g].weights[0] = std::move(kc);
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) c0[k] = groups[group_of[k]].c0;
+  engine =
+      std::make_unique<detail::HistoryEngine>(points, static_cast<std::int64_t>(n), rules, mode,
+                                              options.block_size, std::move(hist), selector);
+}
+
+void FodeSolver::Impl::setup_implicit() {
+  if (rhs.linear == nullptr) return;
+  Vec v = nullptr;
+  FRACMFG_PETSC_CHECK(VecCreateMPIWithArray(comm, 1, local, global, nullptr, &v));
+  x_wrap.reset(v);
+  FRACMFG_PETSC_CHECK(VecCreateMPIWithArray(comm, 1, local, global, nullptr, &v));
+  f_wrap.reset(v);
+  if (!implicit()) return;
+  FRACMFG_PETSC_CHECK(VecCreateMPI(comm, local, global, &v));
+  residual.reset(v);
+  FRACMFG_PETSC_CHECK(VecDuplicate(residual.get(), &v));
+  update.reset(v);
+  FRACMFG_PETSC_CHECK(VecDuplicate(residual.get(), &v));
+  diagonal.reset(v);
+  // m0 = I - diag(c0) A.
+  Mat a = nullptr;
+  FRACMFG_PETSC_CHECK(MatDuplicate(rhs.linear, MAT_COPY_VALUES, &a));
+  m0.reset(a);
+  {
+    PetscScalar* d = nullptr;
+    FRACMFG_PETSC_CHECK(VecGetArray(diagonal.get(), &d));
+    for (PetscInt k = 0; k < local; ++k) d[k] = -c0[static_cast<std::size_t>(k)];
+    FRACMFG_PETSC_CHECK(VecRestoreArray(diagonal.get(), &d));
+  }
+  FRACMFG_PETSC_CHECK(MatDiagonalScale(m0.get(), diagonal.get(), nullptr));
+  FRACMFG_PETSC_CHECK(MatSetOption(m0.get(), MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  FRACMFG_PETSC_CHECK(MatShift(m0.get(), 1.0));
+  if (rhs.pointwise) {
+    FRACMFG_PETSC_CHECK(MatDuplicate(m0.get(), MAT_COPY_VALUES, &a));
+    m.reset(a);
+  }
+  KSP k = nullptr;
+  FRACMFG_PETSC_CHECK(KSPCreate(comm, &k));
+  ksp.reset(k);
+  FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(k, options.options_prefix.c_str()));
+  // Newton needs updates well below its own tolerance; each iteration gains this factor.
+  FRACMFG_PETSC_CHECK(KSPSetTolerances(k, 1.0e-10, 1.0e-300, PETSC_DEFAULT, PETSC_DEFAULT));
+  FRACMFG_PETSC_CHECK(KSPSetOperators(k, m0.get(), m0.get()));
+  FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
+}
+
+void FodeSolver::Impl::setup(FodeProblem problem) {
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (rhs.linear != nullptr) {
+    FRACMFG_PETSC_CHECK(PetscObjectReference(reinterpret_cast<PetscObject>(rhs.linear)));
+    linear.reset(rhs.linear);
+  }
+  setup_layout(problem);
+  setup_components(problem);
+  setup_history();
+  setup_implicit();
+  const auto n = static_cast<std::size_t>(local);
+  y = y0;
+  for (auto* v : {&f, &ytmp, &ftmp, &taylor, &hp, &hc, &dg}) v->assign(n, 0.0);
+}
+
+// --- right-hand side ---------------------------------------------------------------------
+
+void FodeSolver::Impl::eval(double t, const double* yv, double* fv) {
+  ++stats.rhs_evaluations;
+  const auto n = static_cast<std::size_t>(local);
+  if (rhs.function) {
+    rhs.function(t, yv, fv);
+    return;
+  }
+  if (rhs.linear != nullptr) {
+    FRACMFG_PETSC_CHECK(VecPlaceArray(x_wrap.get(), yv));
+    FRACMFG_PETSC_CHECK(VecPlaceArray(f_wrap.get(), fv));
+    FRACMFG_PETSC_CHECK(MatMult(rhs.linear, x_wrap.get(), f_wrap.get()));
+    FRACMFG_PETSC_CHECK(VecResetArray(f_wrap.get()));
+    FRACMFG_PETSC_CHECK(VecResetArray(x_wrap.get()));
+  } else {
+    std::fill(fv, fv + n, 0.0);
+  }
+  if (rhs.pointwise && n > 0) {
+    rhs.pointwise(t, first, n, yv, ftmp.data());
+    for (std::size_t k = 0; k < n; ++k) fv[k] += ftmp[k];
+  }
+}
+
+void FodeSolver::Impl::pointwise_derivative(double t, const double* yv, double* out) {
+  const auto n = static_cast<std::size_t>(local);
+  if (n == 0) return;
+  if (rhs.pointwise_derivative) {
+    rhs.pointwise_derivative(t, first, n, yv, out);
+    return;
+  }
+  // Forward differences, one evaluation for every component at once (g is pointwise).
+  std::vector<double> g0(n);
+  std::vector<double> shifted(n);
+  std::vector<double> g1(n);
+  const double root_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  for (std::size_t k = 0; k < n; ++k) {
+    const double delta = root_eps * std::max(1.0, std::fabs(yv[k]));
+    shifted[k] = yv[k] + delta;
+    out[k] = shifted[k] - yv[k];  // the step actually taken
+  }
+  rhs.pointwise(t, first, n, yv, g0.data());
+  rhs.pointwise(t, first, n, shifted.data(), g1.data());
+  for (std::size_t k = 0; k < n; ++k) out[k] = (g1[k] - g0[k]) / out[k];
+}
+
+// --- one step ----------------------------------------------------------------------------
+
+void FodeSolver::Impl::note_newton(std::int64_t n, int iterations, bool converged) {
+  stats.newton_iterations += iterations;
+  if (converged) return;
+  ++stats.newton_not_converged;
+  if (!warned_newton) {
+    warned_newton = true;
+    log.warn("fode: Newton's method did not reach the tolerance ", options.newton_tolerance, " in ",
+             options.newton_max_iterations, " iterations at step ", n, " (t = ", time_of(n),
+             "); further occurrences are only counted");
+  }
+}
+
+std::int64_t FodeSolver::Impl::newton_dense(std::int64_t step_index, double t) {
+  const auto n = static_cast<std::size_t>(local);
+  jac.resize(n * n);
+  std::vector<double> g(n);
+  std::vector<double> fp(n);
+  std::vector<double> yp(n);
+  const double root_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  int it = 0;
+  bool converged = false;
+  while (it < options.newton_max_iterations && !converged) {
+    ++it;
+    eval(t, y.data(), f.data());
+    for (std::size_t k = 0; k < n; ++k) g[k] = y[k] - ytmp[k] - c0[k] * f[k];
+    if (rhs.jacobian) {
+      rhs.jacobian(t, y.data(), jac.data());
+    } else {
+      yp = y;
+      for (std::size_t l = 0; l < n; ++l) {
+        const double delta = root_eps * std::max(1.0, std::fabs(y[l]));
+        yp[l] = y[l] + delta;
+        const double step = yp[l] - y[l];
+        eval(t, yp.data(), fp.data());
+        for (std::size_t k = 0; k < n; ++k) jac[k * n + l] = (fp[k] - f[k]) / step;
+        yp[l] = y[l];
+      }
+    }
+    ++stats.jacobian_evaluations;
+    // Newton matrix I - diag(c0) J.
+    for (std::size_t k = 0; k < n; ++k) {
+      for (std::size_t l = 0; l < n; ++l) jac[k * n + l] *= -c0[k];
+      jac[k * n + k] += 1.0;
+    }
+    const std::int64_t bad = dense_solve(n, jac.data(), g.data());
+    if (bad >= 0) return bad;
+    double du = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      y[k] -= g[k];
+      du = std::max(du, std::fabs(g[k]));
+    }
+    converged = std::isfinite(du) && du <= options.newton_tolerance * (1.0 + max_abs(y));
+    if (!std::isfinite(du)) break;
+  }
+  note_newton(step_index, it, converged);
+  return -1;
+}
+
+std::int64_t FodeSolver::Impl::newton_diagonal(std::int64_t step_index, double t) {
+  const auto n = static_cast<std::size_t>(local);
+  int it = 0;
+  bool converged = false;
+  while (it < options.newton_max_iterations && !converged) {
+    ++it;
+    eval(t, y.data(), f.data());
+    pointwise_derivative(t, y.data(), dg.data());
+    ++stats.jacobian_evaluations;
+    double du = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double g = y[k] - ytmp[k] - c0[k] * f[k];
+      const double d = 1.0 - c0[k] * dg[k];
+      if (!(d > 0.0 || d < 0.0)) return static_cast<std::int64_t>(k);
+      const double dy = g / d;
+      y[k] -= dy;
+      du = std::max(du, std::fabs(dy));
+    }
+    converged = std::isfinite(du) && du <= options.newton_tolerance * (1.0 + max_abs(y));
+    if (!std::isfinite(du)) break;
+  }
+  note_newton(step_index, it, converged);
+  return -1;
+}
+
+std::int64_t FodeSolver::Impl::newton_ksp(std::int64_t step_index, double t) {
+  const auto n = static_cast<std::size_t>(local);
+  int it = 0;
+  bool converged = false;
+  while (it < options.newton_max_iterations && !converged) {
+    ++it;
+    eval(t, y.data(), f.data());
+    {
+      PetscScalar* r = nullptr;
+      FRACMFG_PETSC_CHECK(VecGetArray(residual.get(), &r));
+      for (std::size_t k = 0; k < n; ++k) r[k] = y[k] - ytmp[k] - c0[k] * f[k];
+      FRACMFG_PETSC_CHECK(VecRestoreArray(residual.get(), &r));
+    }
+    if (rhs.pointwise) {
+      pointwise_derivative(t, y.data(), dg.data());
+      ++stats.jacobian_evaluations;
+      PetscScalar* d = nullptr;
+      FRACMFG_PETSC_CHECK(VecGetArray(diagonal.get(), &d));
+      for (std::size_t k = 0; k < n; ++k) d[k] = -c0[k] * dg[k];
+      FRACMFG_PETSC_CHECK(VecRestoreArray(diagonal.get(), &d));
+      FRACMFG_PETSC_CHECK(MatCopy(m0.get(), m.get(), SAME_NONZERO_PATTERN));
+      FRACMFG_PETSC_CHECK(MatDiagonalSet(m.get(), diagonal.get(), ADD_VALUES));
+      FRACMFG_PETSC_CHECK(KSPSetOperators(ksp.get(), m.get(), m.get()));
+    }
+    FRACMFG_PETSC_CHECK(KSPSolve(ksp.get(), residual.get(), update.get()));
+    KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+    FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp.get(), &reason));
+    PetscInt its = 0;
+    FRACMFG_PETSC_CHECK(KSPGetIterationNumber(ksp.get(), &its));
+    stats.linear_iterations += its;
+    if (reason < 0) {
+      // The reason is the same on every rank (KSP is collective).
+      throw core::CollectiveError(
+          "fode: the Newton linear solve failed at step " + std::to_string(step_index) +
+              " (t = " + format_double(t) + "): KSP reason " + KSPConvergedReasons[reason] +
+              " after " + std::to_string(its) + " iterations (set -" + options.options_prefix +
+              "ksp_type / -" + options.options_prefix + "pc_type)",
+          ExitCode::numerical, 0);
+    }
+    const PetscScalar* u = nullptr;
+    FRACMFG_PETSC_CHECK(VecGetArrayRead(update.get(), &u));
+    // ||dy||_inf and ||y||_inf; a non-finite update counts as +inf (MPI_MAX and std::max
+    // would drop a NaN), and the step check then reports the component.
+    double norms[2] = {0.0, 0.0};
+    const double inf = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < n; ++k) {
+      y[k] -= u[k];
+      norms[0] = std::max(norms[0], std::isfinite(u[k]) ? std::fabs(u[k]) : inf);
+      norms[1] = std::max(norms[1], std::isfinite(y[k]) ? std::fabs(y[k]) : inf);
+    }
+    FRACMFG_PETSC_CHECK(VecRestoreArrayRead(update.get(), &u));
+    double global_norms[2] = {0.0, 0.0};
+    MPI_Allreduce(norms, global_norms, 2, MPI_DOUBLE, MPI_MAX, comm);
+    if (!std::isfinite(global_norms[0])) break;
+    converged = global_norms[0] <= options.newton_tolerance * (1.0 + global_norms[1]);
+  }
+  note_newton(step_index, it, converged);
+  return -1;
+}
+
+void FodeSolver::Impl::step(std::int64_t n) {
+  const auto nloc = static_cast<std::size_t>(local);
+  const double t = time_of(n);
+  std::int64_t failure = -1;
+  std::int64_t code = failure_nan;
+  if (n == 0) {
+    y = y0;
+    eval(t, y.data(), f.data());
+  } else {
+    const double* hist_c = engine->history(rules - 1, n);
+    const double* hist_p = rules == 2 ? engine->history(0, n) : nullptr;
+    const double* f0 = engine->f_row(0);
+    for (std::size_t q = 0; q < nloc; ++q) {
+      const std::size_t k = internal[q];
+      hc[k] = hist_c[q] + groups[group_of[k]].start_correction[static_cast<std::size_t>(n)] * f0[q];
+      if (hist_p != nullptr) hp[k] = hist_p[q];
+    }
+    for (std::size_t k = 0; k < nloc; ++k) taylor[k] = y0[k] + t * y1[k];
+    if (!implicit()) {
+      // P(EC)^mu E: predictor, mu corrector passes, final evaluation.
+      for (std::size_t k = 0; k < nloc; ++k) ytmp[k] = taylor[k] + hp[k];
+      eval(t, ytmp.data(), f.data());
+      for (int it = 0; it < options.corrector_iterations; ++it) {
+        if (it > 0) eval(t, y.data(), f.data());
+        for (std::size_t k = 0; k < nloc; ++k) y[k] = taylor[k] + hc[k] + c0[k] * f[k];
+      }
+      eval(t, y.data(), f.data());
+    } else {
+      for (std::size_t k = 0; k < nloc; ++k) ytmp[k] = taylor[k] + hc[k];
+      const std::int64_t singular = rhs.function            ? newton_dense(n, t)
+                                    : rhs.linear != nullptr ? newton_ksp(n, t)
+                                                            : newton_diagonal(n, t);
+      if (singular >= 0) {
+        failure = singular;
+        code = failure_singular;
+      } else {
+        eval(t, y.data(), f.data());
+      }
+    }
+  }
+  if (failure < 0) {
+    for (std::size_t k = 0; k < nloc; ++k) {
+      const double v = y[k];
+      if (std::isnan(v)) {
+        failure = static_cast<std::int64_t>(k);
+        code = failure_nan;
+        break;
+      }
+      if (!(std::fabs(v) <= options.divergence_threshold)) {
+        failure = static_cast<std::int64_t>(k);
+        code = failure_diverged;
+        break;
+      }
+    }
+  }
+  check(n, failure, code);
+  double* row = engine->f_row(n);
+  for (std::size_t q = 0; q < nloc; ++q) row[q] = f[internal[q]];
+  progress(n);
+}
+
+void FodeSolver::Impl::check(std::int64_t n, std::int64_t local_failure, std::int64_t local_code) {
+  // Agreement key: 4 * (global index) + code; the smallest over ranks wins.
+  const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  std::int64_t key = local_failure < 0 ? none : 4 * (first + local_failure) + local_code;
+  if (size > 1) {
+    std::int64_t global_key = none;
+    MPI_Allreduce(&key, &global_key, 1, MPI_INT64_T, MPI_MIN, comm);
+    key = global_key;
+  }
+  if (key == none) return;
+  const std::int64_t component = key / 4;
+  const std::int64_t code = key % 4;
+  int owner = 0;
+  for (int r = 0; r < size; ++r) {
+    if (component >= starts[static_cast<std::size_t>(r)]) owner = r;
+  }
+  std::ostringstream os;
+  os << "fode: ";
+  switch (code) {
+    case failure_nan: os << "the solution is not a number (NaN)"; break;
+    case failure_diverged:
+      os << "the solution diverged (infinite or above " << options.divergence_threshold
+         << " in magnitude)";
+      break;
+    default: os << "the Newton matrix is singular"; break;
+  }
+  os << " at step " << n << " (t = " << format_double(time_of(n)) << "), component y"
+     << component + 1 << " (global index " << component << ")";
+  throw core::CollectiveError(os.str(), ExitCode::numerical, owner);
+}
+
+void FodeSolver::Impl::progress(std::int64_t n) {
+  if (!(options.progress_interval > 0.0) || !log.enabled(core::LogLevel::info)) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (n < steps &&
+      std::chrono::duration<double>(now - t_progress).count() < options.progress_interval) {
+    return;
+  }
+  t_progress = now;
+  const double elapsed = std::chrono::duration<double>(now - t_start).count();
+  const double done = static_cast<double>(n) / static_cast<double>(steps);
+  const double eta = done > 0.0 ? elapsed * (1.0 - done) / done : 0.0;
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "fode: step %lld/%lld (%.1f%%), t = %.6g, elapsed %.1f s, ETA %.1f s",
+                static_cast<long long>(n), static_cast<long long>(steps), 100.0 * done, time_of(n),
+                elapsed, eta);
+  log.info(buf);
+}
+
+// --- public ------------------------------------------------------------------------------
+
+FodeSolver::FodeSolver(MPI_Comm comm, FodeProblem problem, FodeRhs rhs, FodeOptions options,
+                       exec::Selector* selector, core::Logger log)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->comm = comm;
+  impl_->options = std::move(options);
+  impl_->rhs = std::move(rhs);
+  impl_->selector = selector;
+  impl_->log = log;
+  impl_->setup(std::move(problem));
+}
+
+FodeSolver::~FodeSolver() = default;
+FodeSolver::FodeSolver(FodeSolver&&) noexcept = default;
+FodeSolver& FodeSolver::operator=(FodeSolver&&) noexcept = default;
+
+FodeStats FodeSolver::solve(const Observer& observer, std::int64_t observe_every) {
+  Impl& s = *impl_;
+  if (observe_every < 1) throw Error("FodeSolver::solve: observe_every must be >= 1");
+  s.stats = FodeStats{};
+  s.stats.steps = s.steps;
+  s.warned_newton = false;
+  s.t_start = std::chrono::steady_clock::now();
+  s.t_progress = s.t_start;
+  s.engine->run([&](std::int64_t n) {
+    s.step(n);
+    if (observer && (n % observe_every == 0 || n == s.steps)) {
+      FodeStepView view;
+      view.step = n;
+      view.time = s.time_of(n);
+      view.y = s.y.data();
+      view.local_size = s.y.size();
+      core::collective(s.comm, [&] { observer(view); });
+    }
+  });
+  const detail::HistoryCounters& c = s.engine->counters();
+  s.stats.fft_squares = c.fft_squares;
+  s.stats.direct_squares = c.direct_squares;
+  s.stats.history_seconds = c.square_seconds + c.local_seconds;
+  s.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t_start).count();
+  return s.stats;
+}
+
+MPI_Comm FodeSolver::comm() const {
+  return impl_->comm;
+}
+PetscInt FodeSolver::global_size() const {
+  return impl_->global;
+}
+PetscInt FodeSolver::local_size() const {
+  return impl_->local;
+}
+PetscInt FodeSolver::first() const {
+  return impl_->first;
+}
+const std::vector<PetscInt>& FodeSolver::local_sizes() const {
+  return impl_->sizes;
+}
+double FodeSolver::step_size() const {
+  return impl_->h;
+}
+std::int64_t FodeSolver::steps() const {
+  return impl_->steps;
+}
+double FodeSolver::horizon() const {
+  return impl_->horizon;
+}
+double FodeSolver::order(std::size_t k) const {
+  return impl_->order.at(k);
+}
+const FodeOptions& FodeSolver::options() const {
+  return impl_->options;
+}
+std::int64_t FodeSolver::block_size() const {
+  return impl_->engine->block();
+}
+const std::vector<double>& FodeSolver::solution() const {
+  return impl_->y;
+}
+
+}  // namespace fracmfg::frac
