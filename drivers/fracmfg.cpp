@@ -40,6 +40,7 @@ using fracmfg::core::Environment;
 std::map<std::string, fracmfg::driver::Runner> solvers() {
   std::map<std::string, fracmfg::driver::Runner> available;
   available["mfg"] = &fracmfg::driver::run_mfg;
+  available["fode"] = &fracmfg::driver::run_fode;
   return available;
 }
 

@@ -13,4 +13,7 @@ using Runner = int (*)(core::Environment& env, const io::Deck& deck, exec::Selec
 /// problem: mfg (drivers/run_mfg.cpp).
 int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& selector);
 
+/// problem: fode (drivers/run_fode.cpp).
+int run_fode(core::Environment& env, const io::Deck& deck, exec::Selector& selector);
+
 }  // namespace fracmfg::driver

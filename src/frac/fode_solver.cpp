@@ -174,6 +174,13 @@ struct FodeSolver::Impl {
 
   FodeStats stats;
   bool warned_newton = false;
+  /// The rank's first failed step (-1: none yet), its local component and FailureCode.
+  std::int64_t failed_step = -1;
+  std::int64_t failed_component = 0;
+  std::int64_t failed_code = 0;
+  /// Steps between agreements on failures when nothing else communicates (see step()).
+  std::int64_t agree_every = 32;
+  std::int64_t observe_every = 0;  ///< 0: no observer
   std::chrono::steady_clock::time_point t_start;
   std::chrono::steady_clock::time_point t_progress;
 
@@ -197,7 +204,9 @@ struct FodeSolver::Impl {
   void pointwise_derivative(double t, const double* yv, double* out);
   void note_newton(std::int64_t n, int iterations, bool converged);
   /// Collective agreement on a failed step: throws CollectiveError on every rank.
-  void check(std::int64_t n, std::int64_t local_failure, std::int64_t local_code);
+  /// Collective agreement on the first failed step over all ranks: throws CollectiveError on
+  /// every rank when some rank recorded a failure.
+  void agree();
   void progress(std::int64_t n);
 };
 
@@ -693,27 +702,46 @@ void FodeSolver::Impl::step(std::int64_t n) {
       }
     }
   }
-  check(n, failure, code);
+  if (failure >= 0 && failed_step < 0) {
+    failed_step = n;
+    failed_component = failure;
+    failed_code = code;
+  }
+  // Agree on failures every step with one rank or a Mat (the step communicates anyway),
+  // else every agree_every steps, before every observer call and at the end: a rank that
+  // failed carries on (with meaningless values) until then, and the error names its first
+  // failed step.
+  if (size == 1 || rhs.linear != nullptr || n % agree_every == 0 || n == steps ||
+      (observe_every > 0 && n % observe_every == 0)) {
+    agree();
+  }
   double* row = engine->f_row(n);
   for (std::size_t q = 0; q < nloc; ++q) row[q] = f[internal[q]];
   progress(n);
 }
 
-void FodeSolver::Impl::check(std::int64_t n, std::int64_t local_failure, std::int64_t local_code) {
-  // Agreement key: 4 * (global index) + code; the smallest over ranks wins.
+void FodeSolver::Impl::agree() {
+  // The earliest failed step wins, then the smallest key 4 * (global index) + code.
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
-  std::int64_t key = local_failure < 0 ? none : 4 * (first + local_failure) + local_code;
+  std::int64_t n = failed_step < 0 ? none : failed_step;
+  std::int64_t key = failed_step < 0 ? none : 4 * (first + failed_component) + failed_code;
   if (size > 1) {
+    std::int64_t global_step = none;
+    MPI_Allreduce(&n, &global_step, 1, MPI_INT64_T, MPI_MIN, comm);
+    if (global_step == none) return;
+    if (n != global_step) key = none;
+    n = global_step;
     std::int64_t global_key = none;
     MPI_Allreduce(&key, &global_key, 1, MPI_INT64_T, MPI_MIN, comm);
     key = global_key;
   }
-  if (key == none) return;
+  if (n == none) return;
   const std::int64_t component = key / 4;
   const std::int64_t code = key % 4;
   int owner = 0;
   for (int r = 0; r < size; ++r) {
-    if (component >= starts[static_cast<std::size_t>(r)]) owner = r;
+    const auto ur = static_cast<std::size_t>(r);
+    if (component >= starts[ur] && component < starts[ur] + sizes[ur]) owner = r;
   }
   std::ostringstream os;
   os << "fode: ";
@@ -772,6 +800,8 @@ FodeStats FodeSolver::solve(const Observer& observer, std::int64_t observe_every
   s.stats = FodeStats{};
   s.stats.steps = s.steps;
   s.warned_newton = false;
+  s.failed_step = -1;
+  s.observe_every = observer ? observe_every : 0;
   s.t_start = std::chrono::steady_clock::now();
   s.t_progress = s.t_start;
   s.engine->run([&](std::int64_t n) {

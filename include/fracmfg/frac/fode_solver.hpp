@@ -45,8 +45,11 @@
 //
 // Failure: a solution value that is not finite or exceeds divergence_threshold in magnitude,
 // or a singular Newton matrix, stops solve() on every rank with core::CollectiveError (exit
-// code numerical) naming the step, time and component (y<i>, 1-based global index). Newton
-// iterations that reach newton_max_iterations are counted and warned about once.
+// code numerical) naming the first failed step, its time and the component (y<i>, 1-based
+// global index). The ranks agree on it (an allreduce) after every step with one rank or a
+// Mat, else every 32 steps, before every observer call and at the last step (a failed rank
+// carries on with meaningless values until then). Newton iterations that reach
+// newton_max_iterations are counted and warned about once.
 //
 // Collectivity: the constructor and solve() are collective on comm; function, jacobian and
 // pointwise callables run on every rank for its own components (not collective); the

@@ -1,0 +1,20 @@
+// `fracmfg run` for `problem: fode` decks: fractional ODE systems D^a y = f(t, y).
+//
+//   fracmfg run inputs/fode_relaxation-ci.yaml
+//   mpiexec -n 2 fracmfg run inputs/fode_relaxation.yaml
+//   fracmfg run inputs/fode_nonlinear.yaml
+//
+// Steps (frac::run_fode_deck): 1. the solver from deck.fode(), 2. the output file checked
+// and created, 3. the solve with progress lines, writing y every output.every steps,
+// 4. commit and summary.
+#include "fracmfg/frac/fode_run.hpp"
+#include "runners.hpp"
+
+namespace fracmfg::driver {
+
+int run_fode(core::Environment& env, const io::Deck& deck, exec::Selector& selector) {
+  frac::run_fode_deck(env.comm(), deck, &selector, env.log());
+  return 0;
+}
+
+}  // namespace fracmfg::driver

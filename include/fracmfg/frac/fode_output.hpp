@@ -1,0 +1,59 @@
+#pragma once
+// frac::FodeOutput: a FodeSolver's solution written to an HDF5 file with io::H5Writer
+// (layout: fracmfg/io/h5_layout.hpp).
+//
+//   frac::FodeOutput out(solver, "results/relaxation.h5", {"fode", deck_text, resolved});
+//   solver.solve([&](const frac::FodeStepView& v) { out.write(v); }, every);
+//   out.commit();    // the file appears only now (atomic rename)
+//
+// Contents: the time-series field "y" on the 1D "component grid" of d points (origin 1,
+// spacing 1: point i is component y_i), one dataset /fields/y/<step> of d values per written
+// step, with group attribute kind = "components" (the plot script draws trajectories or a
+// (component, t) heat map); /time and /step (the written steps); /order, the order of every
+// component; root attributes fode_method, fode_history, fode_steps, fode_horizon,
+// fode_step_size; and the deck text and resolved deck given in the options.
+//
+// The grid is a 1D DMDA over the ranks that own components (a DMDA needs at least one point
+// per rank), with the solver's ownership ranges, so each rank writes its own components
+// straight from its block; ranks without components create no file handle and return at
+// once from every call. Collective on solver.comm() (every rank calls every member function
+// in the same order); an I/O error is the same IoError on every rank that owns components:
+// wrap calls in core::collective() to share it with the others.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "fracmfg/frac/fode_solver.hpp"
+#include "fracmfg/io/h5_writer.hpp"
+
+namespace fracmfg::frac {
+
+class FodeOutput {
+ public:
+  /// Checks the output path and creates the temporary file. Collective.
+  FodeOutput(const FodeSolver& solver, const std::string& path,
+             const io::H5WriterOptions& options = {});
+  /// Uncommitted: the temporary file is removed (see io::H5Writer).
+  ~FodeOutput();
+  FodeOutput(FodeOutput&&) noexcept;
+  FodeOutput& operator=(FodeOutput&&) noexcept;
+  FodeOutput(const FodeOutput&) = delete;
+  FodeOutput& operator=(const FodeOutput&) = delete;
+
+  /// Writes the rank's components of one step as /fields/y/<step>. Collective.
+  void write(const FodeStepView& step);
+  /// Writes the attributes and /order, then commits the file. Collective.
+  void commit();
+
+  /// Steps written so far.
+  std::int64_t written() const;
+  /// The final file name.
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fracmfg::frac

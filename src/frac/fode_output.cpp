@@ -1,0 +1,133 @@
+#include "fracmfg/frac/fode_output.hpp"
+
+#include <petscdmda.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+
+namespace fracmfg::frac {
+
+namespace {
+
+struct CommFree {
+  void operator()(MPI_Comm* c) const noexcept {
+    if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+    delete c;
+  }
+};
+struct DmDeleter {
+  void operator()(DM d) const noexcept { DMDestroy(&d); }
+};
+struct VecDeleter {
+  void operator()(Vec v) const noexcept { VecDestroy(&v); }
+};
+
+}  // namespace
+
+struct FodeOutput::Impl {
+  std::string path;
+  std::int64_t written = 0;
+  std::size_t local = 0;
+  std::vector<double> orders;  // the rank's components
+  FodeMethod method = FodeMethod::abm;
+  FodeHistory history = FodeHistory::automatic;
+  std::int64_t steps = 0;
+  double horizon = 0.0;
+  double step_size = 0.0;
+  // Only on ranks that own components (the members of `comm`):
+  std::unique_ptr<MPI_Comm, CommFree> comm;
+  std::unique_ptr<std::remove_pointer_t<DM>, DmDeleter> da;
+  std::unique_ptr<std::remove_pointer_t<Vec>, VecDeleter> vec;
+  std::unique_ptr<io::H5Writer> writer;  // destroyed before the DM and the communicator
+  bool member() const { return writer != nullptr; }
+};
+
+FodeOutput::FodeOutput(const FodeSolver& solver, const std::string& path,
+                       const io::H5WriterOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.path = path;
+  s.local = static_cast<std::size_t>(solver.local_size());
+  s.method = solver.options().method;
+  s.history = solver.options().history;
+  s.steps = solver.steps();
+  s.horizon = solver.horizon();
+  s.step_size = solver.step_size();
+  for (std::size_t k = 0; k < s.local; ++k) s.orders.push_back(solver.order(k));
+
+  // The writers: the ranks that own components, in rank order.
+  int rank = 0;
+  MPI_Comm_rank(solver.comm(), &rank);
+  s.comm.reset(new MPI_Comm(MPI_COMM_NULL));
+  MPI_Comm_split(solver.comm(), s.local > 0 ? 0 : MPI_UNDEFINED, rank, s.comm.get());
+  if (*s.comm == MPI_COMM_NULL) return;
+
+  std::vector<PetscInt> ranges;
+  for (PetscInt n : solver.local_sizes()) {
+    if (n > 0) ranges.push_back(n);
+  }
+  DM da = nullptr;
+  FRACMFG_PETSC_CHECK(
+      DMDACreate1d(*s.comm, DM_BOUNDARY_NONE, solver.global_size(), 1, 0, ranges.data(), &da));
+  s.da.reset(da);
+  FRACMFG_PETSC_CHECK(DMSetUp(da));
+  Vec v = nullptr;
+  FRACMFG_PETSC_CHECK(DMCreateGlobalVector(da, &v));
+  s.vec.reset(v);
+  io::H5Writer::check_output_path(*s.comm, path);
+  s.writer = std::make_unique<io::H5Writer>(*s.comm, path, options);
+  io::FieldInfo info;
+  info.grid.origin = {1.0, 0.0, 0.0};
+  info.grid.spacing = {1.0, 1.0, 1.0};
+  info.component_names = {"y"};
+  s.writer->define_field("y", info);
+}
+
+FodeOutput::~FodeOutput() {
+  if (impl_) impl_->writer.reset();
+}
+FodeOutput::FodeOutput(FodeOutput&&) noexcept = default;
+FodeOutput& FodeOutput::operator=(FodeOutput&&) noexcept = default;
+
+void FodeOutput::write(const FodeStepView& step) {
+  Impl& s = *impl_;
+  ++s.written;
+  if (!s.member()) return;
+  if (step.local_size != s.local) {
+    throw Error("FodeOutput::write: " + std::to_string(step.local_size) +
+                " components given, the solver's rank owns " + std::to_string(s.local));
+  }
+  PetscScalar* a = nullptr;
+  FRACMFG_PETSC_CHECK(VecGetArray(s.vec.get(), &a));
+  std::copy(step.y, step.y + s.local, a);
+  FRACMFG_PETSC_CHECK(VecRestoreArray(s.vec.get(), &a));
+  s.writer->write_field("y", s.da.get(), s.vec.get(), step.step, step.time);
+}
+
+void FodeOutput::commit() {
+  Impl& s = *impl_;
+  if (!s.member()) return;
+  io::H5Writer& w = *s.writer;
+  if (s.written > 0) w.set_attribute_string("/fields/y", "kind", "components");
+  w.write_distributed("/order", s.orders.data(), s.orders.size());
+  w.set_attribute_string("/", "fode_method", to_string(s.method));
+  w.set_attribute_string("/", "fode_history", to_string(s.history));
+  w.set_attribute_int64("/", "fode_steps", s.steps);
+  w.set_attribute_double("/", "fode_horizon", s.horizon);
+  w.set_attribute_double("/", "fode_step_size", s.step_size);
+  w.commit();
+}
+
+std::int64_t FodeOutput::written() const {
+  return impl_->written;
+}
+const std::string& FodeOutput::path() const {
+  return impl_->path;
+}
+
+}  // namespace fracmfg::frac
