@@ -90,24 +90,26 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
     grew |= fit(diag_, mu);
     grew |= fit(super_, mu);
     grew |= fit(inv_, mi);
+    grew |= fit(ell_, mi);
     grew |= fit(cp_, mi);
-    grew |= fit(alpha_, mi);
-    grew |= fit(beta_, mi);
+    grew |= fit(w_, mi);
+    grew |= fit(galpha_, mi);
     for (std::size_t i = 0; i < mu; ++i) {
       sub_[i] = sub[i];
       diag_[i] = diag[i];
       super_[i] = super[i];
     }
 
-    // Interior rows k = 1 .. m-2 (stored at j = k-1): Thomas factorisation of the block with
-    // its end points removed; their couplings sub[1] (to x_first) and super[m-2] (to x_last)
-    // become the right-hand sides of the spikes alpha and beta.
+    // Interior rows k = 1 .. m-2 (stored at j = k-1): T = L U by Thomas' algorithm, with the
+    // block's end points removed; their couplings sub[1] (to x_first) and super[m-2] (to
+    // x_last) become the right-hand sides of the spikes alpha and beta.
     bool ok = true;
+    double cp_prev = 0.0;
     for (std::size_t j = 0; j < mi; ++j) {
       const std::size_t k = j + 1;
       const double a = j > 0 ? sub_[k] : 0.0;
       const double c = j + 1 < mi ? super_[k] : 0.0;
-      const double pivot = diag_[k] - (j > 0 ? a * cp_[j - 1] : 0.0);
+      const double pivot = diag_[k] - a * cp_prev;
       const double scale = std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]);
       if (is_zero_pivot(pivot, scale)) {
         mine.fail_local = static_cast<double>(k);
@@ -116,16 +118,31 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
         ok = false;
         break;
       }
-      inv_[j] = 1.0 / pivot;
-      cp_[j] = c * inv_[j];
+      const double inv = 1.0 / pivot;
+      inv_[j] = inv;
+      ell_[j] = a * inv;
+      cp_[j] = cp_prev = c * inv;
     }
+    double alpha_first = 0.0;
+    double alpha_last = 0.0;
+    double beta_first = 0.0;
     if (ok && mi > 0) {
-      // alpha = T^{-1} (-sub[1] e_0), beta = T^{-1} (-super[m-2] e_{mi-1}).
-      alpha_[0] = -sub_[1] * inv_[0];
-      for (std::size_t j = 1; j < mi; ++j) alpha_[j] = -sub_[j + 1] * alpha_[j - 1] * inv_[j];
-      for (std::size_t j = mi - 1; j-- > 0;) alpha_[j] -= cp_[j] * alpha_[j + 1];
-      beta_[mi - 1] = -super_[mu - 2] * inv_[mi - 1];
-      for (std::size_t j = mi - 1; j-- > 0;) beta_[j] = -cp_[j] * beta_[j + 1];
+      // Forward-swept spike right-hand sides: galpha = L^{-1} (-sub[1] e_0) (the last entry
+      // is alpha's last, U being unit upper), and L^{-1} (-super[m-2] e_last) is zero but
+      // for its last entry gbeta = beta's last.
+      galpha_[0] = -sub_[1] * inv_[0];
+      for (std::size_t j = 1; j < mi; ++j) galpha_[j] = -ell_[j] * galpha_[j - 1];
+      gbeta_ = -super_[mu - 2] * inv_[mi - 1];
+      alpha_last = galpha_[mi - 1];
+      // w = T^{-T} e_0 = L^{-T} U^{-T} e_0, so that (T^{-1} r)_0 = w . r: U^T u = e_0 gives
+      // u_j = -cp_{j-1} u_{j-1}, then L^T w = u backwards (L^T has the pivots on its
+      // diagonal and the interior sub-diagonal above it).
+      w_[0] = 1.0;
+      for (std::size_t j = 1; j < mi; ++j) w_[j] = -cp_[j - 1] * w_[j - 1];
+      w_[mi - 1] *= inv_[mi - 1];
+      for (std::size_t j = mi - 1; j-- > 0;) w_[j] = (w_[j] - sub_[j + 2] * w_[j + 1]) * inv_[j];
+      alpha_first = -sub_[1] * w_[0];
+      beta_first = -super_[mu - 2] * w_[mi - 1];
     }
 
     // The block's reduced rows (first and last row, interior eliminated).
@@ -141,10 +158,10 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
       }
     } else if (m > 2 && ok) {
       mine.lo[0] = sub_[0];
-      mine.di[0] = diag_[0] + super_[0] * alpha_[0];
-      mine.up[0] = super_[0] * beta_[0];
-      mine.lo[1] = sub_[mu - 1] * alpha_[mi - 1];
-      mine.di[1] = diag_[mu - 1] + sub_[mu - 1] * beta_[mi - 1];
+      mine.di[0] = diag_[0] + super_[0] * alpha_first;
+      mine.up[0] = super_[0] * beta_first;
+      mine.lo[1] = sub_[mu - 1] * alpha_last;
+      mine.di[1] = diag_[mu - 1] + sub_[mu - 1] * gbeta_;
       mine.up[1] = super_[mu - 1];
     }
     if (m > 0) {
@@ -327,16 +344,22 @@ void TridiagSolver::solve(const double* b, double* x) {
   const auto m = static_cast<std::size_t>(n_local_);
   const std::size_t mi = m > 2 ? m - 2 : 0;
 
-  // 1. Interior: y = T^{-1} b_interior into x[1 .. m-2] (reads b[k] before writing x[k], so
-  //    x may alias b).
+  // 1. Interior forward sweep g = L^{-1} b into x[1 .. m-2] (reads b[k] before writing x[k],
+  //    so x may alias b), and the ends of y = T^{-1} b: y_last = g_last, y_first = w . b.
+  double y_first = 0.0;
+  double y_last = 0.0;
   if (mi > 0) {
     double g = b[1] * inv_[0];
+    double dot = w_[0] * b[1];
     x[1] = g;
     for (std::size_t j = 1; j < mi; ++j) {
-      g = (b[j + 1] - sub_[j + 1] * g) * inv_[j];
+      const double bj = b[j + 1];
+      dot += w_[j] * bj;
+      g = bj * inv_[j] - ell_[j] * g;
       x[j + 1] = g;
     }
-    for (std::size_t j = mi - 1; j-- > 0;) x[j + 1] -= cp_[j] * x[j + 2];
+    y_first = dot;
+    y_last = g;
   }
 
   // 2. Reduced right-hand sides of this block, gathered from every rank.
@@ -347,8 +370,8 @@ void TridiagSolver::solve(const double* b, double* x) {
     mine[0] = b[0];
     mine[1] = b[1];
   } else if (m > 2) {
-    mine[0] = b[0] - super_[0] * x[1];
-    mine[1] = b[m - 1] - sub_[m - 1] * x[m - 2];
+    mine[0] = b[0] - super_[0] * y_first;
+    mine[1] = b[m - 1] - sub_[m - 1] * y_last;
   }
   check_mpi(MPI_Allgather(mine, 2, MPI_DOUBLE, gathered_.data(), 2, MPI_DOUBLE, comm_),
             "MPI_Allgather");
@@ -366,7 +389,15 @@ void TridiagSolver::solve(const double* b, double* x) {
   const int q0 = reduced_offset_[rank_];
   const double x_first = r_x_[q0];
   const double x_last = r_x_[reduced_offset_[rank_ + 1] - 1];
-  for (std::size_t j = 0; j < mi; ++j) x[j + 1] += alpha_[j] * x_first + beta_[j] * x_last;
+  if (mi > 0) {
+    // Backward sweep of U x = g + x_first galpha + x_last gbeta e_last.
+    double v = x[mi] + x_first * galpha_[mi - 1] + x_last * gbeta_;
+    x[mi] = v;
+    for (std::size_t j = mi - 1; j-- > 0;) {
+      v = x[j + 1] + x_first * galpha_[j] - cp_[j] * v;
+      x[j + 1] = v;
+    }
+  }
   x[0] = x_first;
   x[m - 1] = x_last;
 }

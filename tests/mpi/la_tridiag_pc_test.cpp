@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -426,6 +427,66 @@ TEST(TridiagPc, SolutionIsTheSameAtEveryRankCount) {
     double diff = 0.0;
     MPI_Allreduce(&local_diff, &diff, 1, MPI_DOUBLE, MPI_MAX, world);
     EXPECT_LE(diff, 1e-13);
+  }
+}
+
+// Implicit diffusion steps I/dt - nu d^2/dx^2 (the matrices of the L1 scheme and of the HJB
+// Newton steps; reflecting or periodic ends): weakly diagonally dominant M-matrices with a
+// condition number near 4 nu dt / h^2 (2e7 and 2e11 here). The solve must be backward
+// stable (a residual at round-off level relative to |A| |x|, whatever the condition number)
+// and as accurate as LU with partial pivoting.
+TEST(TridiagPc, SolvesIllConditionedDiffusionMatricesBackwardStably) {
+  const MPI_Comm comm = PETSC_COMM_WORLD;
+  const int p = comm_size(comm);
+  const PetscInt n = 100000;
+  for (bool periodic : {false, true}) {
+    for (double dt : {1e-2, 1e2}) {
+      SCOPED_TRACE(std::string(periodic ? "periodic" : "reflecting") +
+                   ", dt = " + std::to_string(dt));
+      System s = make_system(n, periodic, 17);
+      const double k = 0.05 * static_cast<double>(n) * static_cast<double>(n);
+      for (PetscInt i = 0; i < n; ++i) {
+        s.sub[i] = s.super[i] = -k;
+        s.diag[i] = 1.0 / dt + 2.0 * k;
+      }
+      if (!periodic) {
+        s.sub[0] = s.super[n - 1] = 0.0;
+        s.diag[0] -= k;
+        s.diag[n - 1] -= k;
+      }
+      DmdaProblem prob = dmda_problem(comm, s, layout(n, p, Layout::ramp));
+      la::KspHandle ksp = tridiag_ksp(comm, prob.A);
+      la::VecHandle b;
+      la::VecHandle x;
+      la::VecHandle r;
+      FRACMFG_PETSC_CHECK(MatCreateVecs(prob.A, x.out(), b.out()));
+      FRACMFG_PETSC_CHECK(VecDuplicate(b, r.out()));
+      set_from_global(b, s.x_true);  // rough right-hand side: the hard case
+      FRACMFG_PETSC_CHECK(KSPSolve(ksp, b, x));
+      FRACMFG_PETSC_CHECK(MatMult(prob.A, x, r));
+      FRACMFG_PETSC_CHECK(VecAYPX(r, -1.0, b));
+      PetscReal res = 0;
+      PetscReal xnorm = 0;
+      PetscReal bnorm = 0;
+      PetscReal anorm = 0;
+      FRACMFG_PETSC_CHECK(VecNorm(r, NORM_INFINITY, &res));
+      FRACMFG_PETSC_CHECK(VecNorm(x, NORM_INFINITY, &xnorm));
+      FRACMFG_PETSC_CHECK(VecNorm(b, NORM_INFINITY, &bnorm));
+      FRACMFG_PETSC_CHECK(MatNorm(prob.A, NORM_INFINITY, &anorm));
+      const double backward = res / (anorm * xnorm + bnorm);
+      EXPECT_LE(backward, 1e-14) << "residual " << res;
+      // The forward error can only be as good as the condition number allows; it must match
+      // that of PETSc's LU with partial pivoting on the same system.
+      la::KspHandle lu = la::create_ksp(comm);
+      FRACMFG_PETSC_CHECK(KSPSetOperators(lu, prob.A, prob.A));
+      FRACMFG_PETSC_CHECK(KSPSetType(lu, KSPPREONLY));
+      PC pc = nullptr;
+      FRACMFG_PETSC_CHECK(KSPGetPC(lu, &pc));
+      FRACMFG_PETSC_CHECK(PCSetType(pc, PCREDUNDANT));
+      const double ours = relative_error(ksp, prob.A, s);
+      const double theirs = relative_error(lu, prob.A, s);
+      EXPECT_LE(ours, 10.0 * theirs + 1e-14) << "LU's error " << theirs;
+    }
   }
 }
 

@@ -20,14 +20,17 @@
 // Method (partition method / substructuring, e.g. H. H. Wang, ACM TOMS 7 (1981) 170-183;
 // here with the block end points as interface unknowns):
 //  1. setup, per rank: the rows strictly inside the block are factored by Thomas' algorithm
-//     and each interior unknown is written as y + alpha x_first + beta x_last (the "spikes"
-//     alpha and beta depend on the matrix only). Eliminating the interior leaves, for each
-//     rank, at most two rows (first and last of the block) coupling only interface unknowns:
-//     together a tridiagonal system of size R <= 2p (cyclic when periodic), gathered once at
-//     setup (MPI_Allgather) and factored redundantly on every rank;
-//  2. solve: local forward/backward sweep for y; MPI_Allgather of the two reduced right-hand
-//     sides per rank (the only communication); every rank solves the reduced system (O(p));
-//     local back-substitution x = y + alpha x_first + beta x_last.
+//     (T = L U) and each interior unknown is written as y + alpha x_first + beta x_last
+//     (the "spikes" alpha and beta depend on the matrix only). Eliminating the interior
+//     leaves, for each rank, at most two rows (first and last of the block) coupling only
+//     interface unknowns: together a tridiagonal system of size R <= 2p (cyclic when
+//     periodic), gathered once at setup (MPI_Allgather) and factored redundantly on every
+//     rank;
+//  2. solve: one forward sweep over the interior gives the last entry of y directly and the
+//     first one as w . b (w = T^{-T} e_0, computed at setup); MPI_Allgather of the two reduced
+//     right-hand sides per rank (the only communication); every rank solves the reduced
+//     system (O(p)); one backward sweep, with x_first and x_last folded into the forward-swept
+//     right-hand side, gives the block's unknowns. Two passes over the local rows in all.
 // Work O(N/p + p) per rank and one collective per solve; the same factorisation serves any
 // number of solves. A cyclic reduced system is solved by bordering (its last unknown is
 // eliminated through a second spike), not by Sherman-Morrison.
@@ -112,11 +115,14 @@ class TridiagSolver {
   long setups_ = 0;
   long allocating_setups_ = 0;
 
-  // This rank's rows (copies, for solve_transpose) and the interior factorisation:
-  // inv_[k] = 1 / pivot, cp_[k] = modified super-diagonal, alpha_/beta_ the spikes, for the
-  // interior rows k = 1 .. n_local-2 stored at k-1.
+  // This rank's rows (copies, for solve_transpose) and the interior factorisation, for the
+  // interior rows k = 1 .. n_local-2 stored at k-1: inv_ = 1 / pivot, ell_ = sub / pivot,
+  // cp_ = super / pivot (T = L U, L lower bidiagonal with the pivots, U unit upper with cp),
+  // w_ = T^{-T} e_0, galpha_ = L^{-1} (-sub[1] e_0) and gbeta_ the last entry of
+  // L^{-1} (-super[n-2] e_last).
   std::vector<double> sub_, diag_, super_;
-  std::vector<double> inv_, cp_, alpha_, beta_;
+  std::vector<double> inv_, ell_, cp_, w_, galpha_;
+  double gbeta_ = 0.0;
   // Reduced system (every rank holds all of it): global row of each unknown, its three
   // coefficients, the factorisation (Thomas on rows 0..R-1, or 0..R-2 when cyclic, plus the
   // bordering spike z_ and Schur complement sigma_), and work space.
