@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "fracmfg/core/interrupt.hpp"
+
 namespace fracmfg::core {
 
 namespace {
@@ -52,8 +54,13 @@ int guarded_main(int argc, char** argv, const std::function<int(Environment&)>& 
   try {
     Environment env(&argc, &argv, options);
     rank = env.rank();
+    InterruptGuard interrupts;  // SIGUSR1/SIGTERM/SIGINT request a checkpoint-and-stop
     try {
       return body(env);
+    } catch (const Interrupted& e) {
+      // Thrown on every rank once the checkpoint is on disk: a clean, resumable stop.
+      if (env.rank() == 0) std::fprintf(stderr, "fracmfg: %s\n", e.what());
+      return static_cast<int>(e.exit_code());
     } catch (const CollectiveError& e) {
       // Every rank has this error: rank 0 reports it, every rank leaves normally.
       if (env.rank() == 0) std::fprintf(stderr, "fracmfg: error: %s\n", e.what());

@@ -29,6 +29,10 @@ namespace {
 std::atomic<long> allocations{0};
 }  // namespace
 
+// GCC cannot see that these replacements pair malloc with free on both sides.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t n) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;

@@ -17,6 +17,7 @@ enum class ExitCode : int {
   numerical = 4,     ///< a solve diverged, produced NaN or a negative density
   io = 5,            ///< a file could not be read or written
   petsc = 6,         ///< PETSc reported an error
+  interrupted = 75,  ///< stopped by a signal after writing a checkpoint: resume from it
 };
 
 /// Base of all fracmfg errors.

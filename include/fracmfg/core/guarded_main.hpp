@@ -9,6 +9,10 @@
 //    its rank, and MPI_Abort ends every rank of the job at once, so no rank is left
 //    waiting in a collective call.
 //
+//  - core::Interrupted (a run that wrote its checkpoint after a stop signal, thrown on every
+//    rank) is reported once and exits with ExitCode::interrupted (75), so a job script can
+//    resubmit itself. The body runs with core::InterruptGuard installed.
+//
 // collective(comm, fn) runs fn on every rank and agrees on the outcome: if any rank throws,
 // every rank throws the same error (the one from the lowest failing rank). Use it around
 // steps that every rank performs, like reading a deck or creating an output file.
