@@ -12,7 +12,8 @@
 // 4. build, solve and write (inside the solver), 5. report.
 //
 // Exit codes: 0 success, 1 other error, 2 bad command line or deck, 3 not available in this
-// build, 4 numerical failure (divergence, NaN), 5 file error, 6 PETSc error.
+// build, 4 numerical failure (divergence, NaN), 5 file error, 6 PETSc error, 75 stopped by
+// a signal after writing a checkpoint (resume from it).
 #include <CLI/CLI.hpp>
 #include <petscsys.h>
 
@@ -67,7 +68,9 @@ int launcher_rank() {
 
 const char* const exit_code_help =
     "Exit codes: 0 success, 1 other error, 2 bad command line or deck, 3 not available in "
-    "this build,\n            4 numerical failure, 5 file error, 6 PETSc error.\n"
+    "this build,\n            4 numerical failure, 5 file error, 6 PETSc error, 75 stopped by a "
+    "signal\n"
+    "            after writing a checkpoint (resume from it).\n"
     "Environment: FRACMFG_LOG_LEVEL=error|warn|info|debug, FRACMFG_LOG_RANKS=all|0,\n"
     "             FRACMFG_BACKEND=cpu|cuda|auto, FRACMFG_DISABLE_GPU=1, FRACMFG_PERF_DIR=dir.";
 
