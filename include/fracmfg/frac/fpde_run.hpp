@@ -1,0 +1,58 @@
+#pragma once
+// frac::run_fpde_deck: a `problem: fpde` deck run from start to end (what `fracmfg run` does
+// for such a deck; drivers/run_fpde.cpp calls it).
+//
+//   1. the output (and checkpoint) paths checked before anything is built;
+//   2. the solver (frac::FpdeSolver) from deck.fpde(); a restart continues from a
+//      checkpoint (FpdeRunOptions::restart, or -fpde_restart <file> in the driver);
+//   3. the output file (io::H5Writer, layout in io/h5_layout.hpp): the time series field
+//      "u" with its grid geometry (XDMF sidecar), written at the first step of the run, every
+//      output.every steps and at the last step; file attributes fpde_type, order and
+//      history_method;
+//   4. the time loop with a progress line at info level at most every progress_interval
+//      seconds, a checkpoint every output.checkpoint_every steps (io::CheckpointWriter,
+//      output.checkpoint_file, with the history state), and an early stop after stop_at
+//      steps (a checkpoint is written there: the run can be continued);
+//   5. commit (the file appears atomically) and a summary line.
+//
+// Collective on comm. Errors: the solver's (NumericalError on every rank), IoError and
+// DeckError shared by every rank (core::collective).
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "fracmfg/core/logger.hpp"
+#include "fracmfg/frac/fpde_solver.hpp"
+#include "fracmfg/io/deck.hpp"
+
+namespace fracmfg::frac {
+
+struct FpdeRunOptions {
+  std::string output_file;    ///< overrides the deck's output.file when not empty
+  std::string restart;        ///< checkpoint to continue from; empty: start at t = 0
+  std::int64_t stop_at = -1;  ///< stop after this step (>= 0), writing a checkpoint
+  double progress_interval = 5.0;
+  std::string prefix = "fpde_";  ///< options-database prefix of the solver
+};
+
+struct FpdeRunSummary {
+  std::string file;              ///< the output file written
+  std::string checkpoint;        ///< the last checkpoint written ("" if none)
+  std::int64_t first_step = 0;   ///< the step the run started from
+  std::int64_t last_step = 0;    ///< the step it ended at
+  std::int64_t outputs = 0;      ///< fields written
+  std::int64_t checkpoints = 0;  ///< checkpoints written
+  FpdeStatistics stats;
+};
+
+/// The options the driver takes from PETSc's options database: -<prefix>restart <file>
+/// (no file: the deck's output.checkpoint_file) and -<prefix>stop_at <step>.
+FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck,
+                                           const std::string& prefix = "fpde_");
+
+FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Logger& log,
+                             const FpdeRunOptions& options = {});
+
+}  // namespace fracmfg::frac

@@ -1,0 +1,133 @@
+#pragma once
+// frac::FpdeSolver: fractional diffusion on [0, L] over [0, T], on a PETSc DMDA (1D).
+//
+// time_fractional (0 < a < 1, Caputo):   D_t^a u = K Laplace u + f(x, y, t[, u])
+//   L1 scheme in time on the (graded) mesh t_n = T (n/N)^r (fpde_history.hpp: the history
+//   summed directly), second-order central differences in space;
+//   implicit: each step solves (c_n I - K Laplace_h) u^n = f^n + c_n u^{n-1} - h^n,
+//   c_n = tau_n^-a / Gamma(2 - a). Error O(N^-min(r a, 2 - a) + h^2) (Stynes, O'Riordan &
+//   Gracia 2017; 2 - a for smooth solutions).
+//
+// Boundaries (grid: fpde_grid.hpp):
+//   dirichlet: u = boundary_value(x, y, t) at the boundary points;
+//   neumann: outward flux -K du/dn = boundary_value(x, y, t), by
+//     the second-order ghost-point closure; boundary rows are scaled by 1/2 (1/4 at
+//     corners) so the matrix stays symmetric, and sum_p w_p u_p (w the same weights) is
+//     conserved when f = 0 and the flux is 0;
+//   periodic: the DMDA wraps around.
+//
+// Linear algebra (all overridable through PETSc's options database with the prefix
+// options.prefix, "fpde_" by default: -fpde_ksp_type, -fpde_pc_type, -fpde_ksp_rtol, ...):
+//   time_fractional 1D: KSPPREONLY + the exact distributed tridiagonal PC "fracmfg_tridiag";
+//   solver.preconditioner none: CG without preconditioner. Krylov tolerance rtol 1e-10.
+//   A source that depends on u (FpdeConfig::source with a variable named "u", set in code;
+//   deck sources are functions of x, y, t) makes each time_fractional step nonlinear: SNES
+//   (Newton with line search; -fpde_snes_*) with the Jacobian A - W diag(df/du), df/du by
+//   forward differences.
+//
+// Collectivity: the constructor, advance(), run_until(), write_checkpoint(), restart() and
+// error_against() are collective on the communicator; accessors are local. Errors:
+// fracmfg::Error for unsupported settings, NumericalError when a solve fails or the solution
+// is not finite (on every rank), PetscError, IoError (checkpoints).
+
+#include <mpi.h>
+#include <petscdm.h>
+#include <petscksp.h>
+#include <petscvec.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "fracmfg/core/expression.hpp"
+#include "fracmfg/core/logger.hpp"
+#include "fracmfg/frac/fpde_grid.hpp"
+#include "fracmfg/frac/fpde_history.hpp"
+#include "fracmfg/frac/fpde_time_mesh.hpp"
+#include "fracmfg/io/config.hpp"
+
+namespace fracmfg::frac {
+
+/// Settings of an FpdeSolver that are not deck keys.
+struct FpdeSolverOptions {
+  /// Options-database prefix of the KSP/SNES/PC of the solver.
+  std::string prefix = "fpde_";
+  /// Progress lines at info level (pass the environment's logger; the default one writes
+  /// warnings only).
+  core::Logger log{0, core::LogLevel::warn, false};
+  /// At most one progress line per this many seconds (and one at the last step); <= 0: every
+  /// step.
+  double progress_interval = 5.0;
+};
+
+/// Counters of a run (this rank's; equal on every rank).
+struct FpdeStatistics {
+  std::int64_t steps = 0;              ///< steps taken by this object (not before a restart)
+  std::int64_t linear_iterations = 0;  ///< Krylov iterations, all steps
+  int last_linear_iterations = 0;      ///< Krylov iterations of the last step
+  std::int64_t nonlinear_iterations = 0;
+  double solve_seconds = 0.0;    ///< in KSPSolve / SNESSolve
+  double history_seconds = 0.0;  ///< updating the L1 history
+  double total_seconds = 0.0;    ///< in advance()
+};
+
+/// Discrete error norms against an exact solution at the current time.
+struct FpdeErrorNorms {
+  double max = 0.0;  ///< max_p |u_p - exact_p|
+  double l2 = 0.0;   ///< sqrt(prod_d h_d sum_p (u_p - exact_p)^2)
+};
+
+class FpdeSolver {
+ public:
+  /// Builds the grid, the time mesh, the history and the solvers, and sets u = initial.
+  /// Collective. Throws fracmfg::Error for settings this solver does not support
+  /// (type space_fractional; the circulant preconditioner).
+  FpdeSolver(MPI_Comm comm, const io::FpdeConfig& config, FpdeSolverOptions options = {});
+  ~FpdeSolver();
+  FpdeSolver(const FpdeSolver&) = delete;
+  FpdeSolver& operator=(const FpdeSolver&) = delete;
+
+  const io::FpdeConfig& config() const;
+  MPI_Comm comm() const;
+  const FpdeGrid& grid() const;
+  const FpdeTimeMesh& mesh() const;
+  DM dm() const;
+  /// u at time(): a global vector of dm(), owned by the solver (do not modify).
+  Vec solution() const;
+
+  std::int64_t step() const;   ///< current level n (0: initial data)
+  std::int64_t steps() const;  ///< N
+  double time() const;         ///< t_n
+  bool done() const { return step() >= steps(); }
+
+  /// One step, t_n -> t_{n+1}. Collective.
+  void advance();
+  /// Steps until step() == last (clamped to steps()); after_step(*this) after each step.
+  /// Collective.
+  void run_until(std::int64_t last, const std::function<void(const FpdeSolver&)>& after_step = {});
+
+  /// Writes u, the step, the time and the history state (time_fractional) to a checkpoint
+  /// (io::CheckpointWriter; atomically replaces `path`). Collective.
+  void write_checkpoint(const std::string& path) const;
+  /// Continues from a checkpoint of a solver with the same configuration (any rank count):
+  /// the following steps are bit-identical to the uninterrupted run on the same ranks.
+  /// Throws IoError for a missing or foreign file, Error for a checkpoint of another
+  /// problem (type, order, grid or history method differ). Collective.
+  void restart(const std::string& path);
+
+  /// Max and L2 norms of u - exact(x, y, t) at the current time. Collective.
+  FpdeErrorNorms error_against(const core::Expression& exact) const;
+
+  const FpdeStatistics& statistics() const;
+  /// The L1 history.
+  const L1History* history() const;
+  /// The linear solver (inside the SNES for a nonlinear source). Owned by the solver.
+  KSP ksp() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fracmfg::frac

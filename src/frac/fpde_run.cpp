@@ -1,0 +1,121 @@
+#include "fracmfg/frac/fpde_run.hpp"
+
+#include <petscsys.h>
+
+#include <memory>
+#include <optional>
+
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/io/h5_writer.hpp"
+
+namespace fracmfg::frac {
+
+FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck, const std::string& prefix) {
+  FpdeRunOptions o;
+  o.prefix = prefix;
+  char path[PETSC_MAX_PATH_LEN] = "";
+  PetscBool set = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(
+      PetscOptionsGetString(nullptr, prefix.c_str(), "-restart", path, sizeof path, &set));
+  if (set) o.restart = path[0] != '\0' ? std::string(path) : deck.output().checkpoint_file;
+  PetscInt stop = -1;
+  FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, prefix.c_str(), "-stop_at", &stop, &set));
+  if (set) o.stop_at = stop;
+  return o;
+}
+
+FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Logger& log,
+                             const FpdeRunOptions& options) {
+  const io::FpdeConfig config = deck.fpde();
+  const io::OutputConfig output = deck.output();
+  FpdeRunSummary summary;
+  summary.file = options.output_file.empty() ? output.file : options.output_file;
+  const bool checkpoints = output.checkpoint_every > 0 || options.stop_at >= 0;
+
+  // 1. Paths first: a bad one fails in the first second, not after the solve.
+  core::collective(comm, [&] {
+    io::H5Writer::check_output_path(comm, summary.file);
+    if (checkpoints) io::H5Writer::check_output_path(comm, output.checkpoint_file);
+  });
+
+  // 2. The solver, and the state of a previous run.
+  FpdeSolverOptions so;
+  so.prefix = options.prefix;
+  so.log = log;
+  so.progress_interval = options.progress_interval;
+  std::optional<FpdeSolver> solver;
+  core::collective(comm, [&] { solver.emplace(comm, config, so); });
+  if (!options.restart.empty()) {
+    core::collective(comm, [&] { solver->restart(options.restart); });
+    log.info("fpde: continuing from ", options.restart, " at step ", solver->step(),
+             " (t = ", solver->time(), ")");
+  }
+  summary.first_step = solver->step();
+  const L1History* hist = solver->history();
+  log.info("fpde: ", io::to_string(config.type), " order ", config.order, ", ", config.dimension(),
+           "D grid ", solver->grid().points(0),
+           config.dimension() == 2 ? " x " + std::to_string(solver->grid().points(1)) : "", ", ",
+           solver->steps(), " steps to t = ", config.time.horizon,
+           hist ? ", history " + std::string(io::to_string(config.history.method)) : std::string());
+
+  // 3. The output file and the first field.
+  io::H5WriterOptions h5;
+  h5.problem = "fpde";
+  h5.deck = deck.text();
+  h5.resolved_deck = deck.resolved_yaml();
+  std::unique_ptr<io::H5Writer> out;
+  core::collective(comm, [&] { out = std::make_unique<io::H5Writer>(comm, summary.file, h5); });
+  out->set_attribute_string("/", "fpde_type", io::to_string(config.type));
+  out->set_attribute_double("/", "order", config.order);
+  if (hist) {
+    out->set_attribute_string("/", "history_method", io::to_string(config.history.method));
+  }
+  out->define_field("u", {solver->grid().geometry(), {"u"}});
+  auto write = [&](const FpdeSolver& s) {
+    out->write_field("u", s.dm(), s.solution(), s.step(), s.time());
+    ++summary.outputs;
+  };
+  write(*solver);
+
+  // 4. The time loop.
+  const std::int64_t last =
+      options.stop_at >= 0 ? std::min(options.stop_at, solver->steps()) : solver->steps();
+  const int every = std::max(1, output.every);
+  solver->run_until(last, [&](const FpdeSolver& s) {
+    if (s.step() % every == 0 || s.done() || s.step() == last) write(s);
+    if (output.checkpoint_every > 0 && s.step() % output.checkpoint_every == 0) {
+      s.write_checkpoint(output.checkpoint_file);
+      summary.checkpoint = output.checkpoint_file;
+      ++summary.checkpoints;
+    }
+  });
+  // A stopped run leaves a checkpoint at its last step (unless a regular one is there).
+  const bool regular = output.checkpoint_every > 0 &&
+                       solver->step() % output.checkpoint_every == 0 &&
+                       solver->step() > summary.first_step;
+  if (options.stop_at >= 0 && !solver->done() && !regular) {
+    solver->write_checkpoint(output.checkpoint_file);
+    summary.checkpoint = output.checkpoint_file;
+    ++summary.checkpoints;
+  }
+  summary.last_step = solver->step();
+  summary.stats = solver->statistics();
+
+  // 5. Commit and report.
+  core::collective(comm, [&] { out->commit(); });
+  const FpdeStatistics& st = summary.stats;
+  log.info("fpde: steps ", summary.first_step, "..", summary.last_step, " in ", st.total_seconds,
+           " s (solve ", st.solve_seconds, " s, history ", st.history_seconds, " s), ",
+           st.linear_iterations, " linear iterations",
+           st.nonlinear_iterations > 0
+               ? ", " + std::to_string(st.nonlinear_iterations) + " Newton iterations"
+               : std::string(),
+           hist ? ", history " + std::to_string(hist->stored_bytes() / 1024) + " KiB per rank"
+                : std::string(),
+           "; wrote ", summary.outputs, " fields to ", summary.file,
+           summary.checkpoint.empty() ? std::string() : ", checkpoint " + summary.checkpoint);
+  return summary;
+}
+
+}  // namespace fracmfg::frac
