@@ -2,12 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/frac/weights.hpp"
 
 namespace fracmfg::frac {
+
+namespace {
+/// Points per block of the SOE update: the block of du and of the history stays in cache
+/// while all exponentials are swept.
+constexpr std::size_t kBlock = 512;
+}  // namespace
 
 struct L1History::Impl {
   Method method;
@@ -20,10 +27,22 @@ struct L1History::Impl {
   // direct
   std::vector<std::vector<double>> du;  ///< du^1..du^levels
   std::vector<double> b;                ///< uniform mesh: l1_weights(alpha, N)
-  Impl(Method m, double a, FpdeTimeMesh tm, std::size_t n)
+  // soe
+  std::optional<SoeApproximation> soe;
+  std::vector<double> h;      ///< H_j, N_exp blocks of `points` values
+  std::vector<double> coeff;  ///< w_j / Gamma(1 - alpha)
+
+  Impl(Method m, double a, FpdeTimeMesh tm, std::size_t n, double tolerance)
       : method(m), alpha(a), mesh(std::move(tm)), points(n), hist(n, 0.0) {
     gamma2 = std::exp(std::lgamma(2.0 - alpha));
-    if (mesh.uniform()) b = l1_weights(alpha, static_cast<std::size_t>(mesh.steps()));
+    if (method == Method::direct) {
+      if (mesh.uniform()) b = l1_weights(alpha, static_cast<std::size_t>(mesh.steps()));
+      return;
+    }
+    soe = soe_approximation(alpha, mesh.min_history_lag(), mesh.horizon(), tolerance);
+    h.assign(soe->size() * points, 0.0);
+    const double inv_gamma1 = 1.0 / std::exp(std::lgamma(1.0 - alpha));
+    for (double w : soe->weights) coeff.push_back(w * inv_gamma1);
   }
 
   /// a_{m,k}: weight of du^k in the history of step m (1 <= k < m).
@@ -49,15 +68,44 @@ struct L1History::Impl {
       for (std::size_t i = 0; i < points; ++i) hist[i] += w * dk[i];
     }
   }
+
+  void push_soe(const double* d, std::int64_t n) {
+    const std::size_t terms = soe->size();
+    const double tau_n = mesh.step(n);
+    const double tau_next = mesh.step(n + 1);
+    std::vector<double> e(terms);
+    std::vector<double> q(terms);
+    for (std::size_t j = 0; j < terms; ++j) {
+      const double s = soe->nodes[j];
+      e[j] = std::exp(-s * tau_next);
+      q[j] = e[j] * (-std::expm1(-s * tau_n)) / (s * tau_n);
+    }
+    for (std::size_t i0 = 0; i0 < points; i0 += kBlock) {
+      const std::size_t i1 = std::min(points, i0 + kBlock);
+      double* out = hist.data();
+      for (std::size_t i = i0; i < i1; ++i) out[i] = 0.0;
+      for (std::size_t j = 0; j < terms; ++j) {
+        double* hj = h.data() + j * points;
+        const double ej = e[j];
+        const double qj = q[j];
+        const double cj = coeff[j];
+        for (std::size_t i = i0; i < i1; ++i) {
+          hj[i] = ej * hj[i] + qj * d[i];
+          out[i] += cj * hj[i];
+        }
+      }
+    }
+  }
 };
 
-L1History::L1History(Method method, double alpha, FpdeTimeMesh mesh, std::size_t points) {
+L1History::L1History(Method method, double alpha, FpdeTimeMesh mesh, std::size_t points,
+                     double tolerance) {
   if (!(alpha > 0.0 && alpha < 1.0)) {
     std::ostringstream os;
     os << "L1History: the order must be in (0, 1), got " << alpha;
     throw Error(os.str());
   }
-  impl_ = std::make_unique<Impl>(method, alpha, std::move(mesh), points);
+  impl_ = std::make_unique<Impl>(method, alpha, std::move(mesh), points, tolerance);
 }
 
 L1History::~L1History() = default;
@@ -96,12 +144,20 @@ void L1History::push(const double* du) {
   }
   if (n == m.mesh.steps()) {
     // The last level: no further step needs a history; keep the increment for the record.
-    m.du.emplace_back(du, du + m.points);
+    if (m.method == Method::direct) m.du.emplace_back(du, du + m.points);
     m.levels = n;
     return;
   }
   m.levels = n;
-  m.push_direct(du);
+  if (m.method == Method::direct) {
+    m.push_direct(du);
+  } else {
+    m.push_soe(du, n);
+  }
+}
+
+const SoeApproximation* L1History::soe() const {
+  return impl_->soe ? &*impl_->soe : nullptr;
 }
 
 std::size_t L1History::stored_vectors() const {
@@ -110,20 +166,24 @@ std::size_t L1History::stored_vectors() const {
 
 std::size_t L1History::state_size() const {
   const Impl& m = *impl_;
-  return 1 + m.du.size();
+  return 1 + (m.method == Method::direct ? m.du.size() : m.soe->size());
 }
 
 void L1History::save_state(std::size_t k, double* out, std::size_t out_stride) const {
   const Impl& m = *impl_;
   if (k >= state_size()) throw Error("L1History::save_state: no such state vector");
-  const double* src = k == 0 ? m.hist.data() : m.du[k - 1].data();
+  const double* src = k == 0                       ? m.hist.data()
+                      : m.method == Method::direct ? m.du[k - 1].data()
+                                                   : m.h.data() + (k - 1) * m.points;
   for (std::size_t i = 0; i < m.points; ++i) out[i * out_stride] = src[i];
 }
 
 void L1History::load_state(std::int64_t levels, std::size_t vectors, const double* state,
                            std::size_t point_stride, std::size_t vector_stride) {
   Impl& m = *impl_;
-  const std::size_t expected = 1 + static_cast<std::size_t>(std::max<std::int64_t>(levels, 0));
+  const std::size_t expected =
+      1 + (m.method == Method::direct ? static_cast<std::size_t>(std::max<std::int64_t>(levels, 0))
+                                      : m.soe->size());
   if (levels < 0 || levels > m.mesh.steps() || vectors != expected) {
     std::ostringstream os;
     os << "L1History::load_state: " << vectors << " state vectors for " << levels
@@ -135,8 +195,12 @@ void L1History::load_state(std::int64_t levels, std::size_t vectors, const doubl
   };
   m.levels = levels;
   read(0, m.hist.data());
-  m.du.assign(static_cast<std::size_t>(levels), std::vector<double>(m.points));
-  for (std::size_t k = 0; k < m.du.size(); ++k) read(k + 1, m.du[k].data());
+  if (m.method == Method::direct) {
+    m.du.assign(static_cast<std::size_t>(levels), std::vector<double>(m.points));
+    for (std::size_t k = 0; k < m.du.size(); ++k) read(k + 1, m.du[k].data());
+  } else {
+    for (std::size_t j = 0; j < m.soe->size(); ++j) read(j + 1, m.h.data() + j * m.points);
+  }
 }
 
 }  // namespace fracmfg::frac

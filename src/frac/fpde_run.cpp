@@ -57,7 +57,10 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
            "D grid ", solver->grid().points(0),
            config.dimension() == 2 ? " x " + std::to_string(solver->grid().points(1)) : "", ", ",
            solver->steps(), " steps to t = ", config.time.horizon,
-           hist ? ", history " + std::string(io::to_string(config.history.method)) : std::string());
+           hist ? (", history " + std::string(io::to_string(config.history.method)) +
+                   (hist->soe() ? " with " + std::to_string(hist->soe()->size()) + " exponentials"
+                                : std::string()))
+                : std::string());
 
   // 3. The output file and the first field.
   io::H5WriterOptions h5;
@@ -70,6 +73,8 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   out->set_attribute_double("/", "order", config.order);
   if (hist) {
     out->set_attribute_string("/", "history_method", io::to_string(config.history.method));
+    out->set_attribute_int64("/", "soe_terms",
+                             hist->soe() ? static_cast<std::int64_t>(hist->soe()->size()) : 0);
   }
   out->define_field("u", {solver->grid().geometry(), {"u"}});
   auto write = [&](const FpdeSolver& s) {

@@ -158,10 +158,10 @@ struct FpdeSolver::Impl {
           "fpde: solver.preconditioner circulant applies to type space_fractional; use auto "
           "or none for time_fractional");
     }
-    if (config.history.method != io::FpdeConfig::History::Method::direct) {
-      throw Error("fpde: history method soe is not implemented; use history.method direct");
-    }
-    history.emplace(L1History::Method::direct, config.order, mesh, grid.local_size());
+    const auto method = config.history.method == io::FpdeConfig::History::Method::soe
+                            ? L1History::Method::soe
+                            : L1History::Method::direct;
+    history.emplace(method, config.order, mesh, grid.local_size(), config.history.tolerance);
     classify_points();
     assemble_laplacian();
     FRACMFG_PETSC_CHECK(MatDuplicate(lap, MAT_COPY_VALUES, a.out()));

@@ -1,5 +1,6 @@
 // The L1 history of the Caputo derivative (frac/fpde_history.hpp): the direct sum against
-// the reference L1 operator and exact values, and the checkpoint state.
+// the reference L1 operator and exact values, the SOE history against the direct one at
+// every step, and the checkpoint state.
 #include "fracmfg/frac/fpde_history.hpp"
 
 #include <gtest/gtest.h>
@@ -36,8 +37,8 @@ TEST(FpdeTimeMesh, GradedLevelsAndStepsAreConsistent) {
 
 /// c_n du^n + h^n at every step for the samples u(t_n) of one point.
 std::vector<double> l1_derivative(Method method, double alpha, const FpdeTimeMesh& mesh,
-                                  double (*u)(double)) {
-  L1History hist(method, alpha, mesh, 1);
+                                  double (*u)(double), double tol = 1e-12) {
+  L1History hist(method, alpha, mesh, 1, tol);
   std::vector<double> out(static_cast<std::size_t>(mesh.steps()) + 1, 0.0);
   for (std::int64_t n = 1; n <= mesh.steps(); ++n) {
     const double du = u(mesh.time(n)) - u(mesh.time(n - 1));
@@ -62,10 +63,11 @@ TEST(L1History, DirectSumOnAUniformMeshEqualsTheL1Operator) {
 
 TEST(L1History, IsExactForLinearFunctionsOnGradedMeshes) {
   // D^a t = t^{1-a} / Gamma(2-a), and the L1 interpolant of t is t itself.
-  for (Method method : {Method::direct}) {
+  for (Method method : {Method::direct, Method::soe}) {
     const double alpha = 0.7;
     const FpdeTimeMesh mesh(1.5, 80, 2.5);
-    const auto got = l1_derivative(method, alpha, mesh, [](double t) { return t; });
+    const auto got = l1_derivative(
+        method, alpha, mesh, [](double t) { return t; }, 1e-12);
     for (int n = 1; n <= 80; ++n) {
       const double exact = std::pow(mesh.time(n), 1.0 - alpha) / std::tgamma(2.0 - alpha);
       EXPECT_NEAR(got[n], exact, 1e-11 * exact) << "n " << n;
@@ -88,11 +90,67 @@ TEST(L1History, SchemeConvergesAtOrderTwoMinusAlphaForSmoothFunctions) {
   }
 }
 
+/// Runs direct and SOE histories side by side on vector data and checks, at every step,
+/// |h_soe - h_direct| <= tol * |h|, |h| being the direct history of |du|.
+void compare_soe_with_direct(const FpdeTimeMesh& mesh, double alpha, double tol) {
+  const std::size_t points = 7;
+  L1History direct(Method::direct, alpha, mesh, points);
+  L1History fast(Method::soe, alpha, mesh, points, tol);
+  L1History bound(Method::direct, alpha, mesh, points);
+  ASSERT_NE(fast.soe(), nullptr);
+  EXPECT_EQ(direct.soe(), nullptr);
+  std::vector<double> du(points);
+  std::vector<double> adu(points);
+  double worst = 0.0;
+  for (std::int64_t n = 1; n <= mesh.steps(); ++n) {
+    const double t = mesh.time(n);
+    const double t0 = mesh.time(n - 1);
+    for (std::size_t i = 0; i < points; ++i) {
+      // Smooth, oscillating and singular-at-zero components.
+      auto u = [i](double s) {
+        return std::cos((1.0 + i) * 4.0 * s) + std::pow(s, 0.3 + 0.1 * i) * (i % 2 ? -1 : 1);
+      };
+      du[i] = u(t) - u(t0);
+      adu[i] = std::fabs(du[i]);
+    }
+    for (std::size_t i = 0; i < points; ++i) {
+      const double diff = std::fabs(fast.history()[i] - direct.history()[i]);
+      const double scale = bound.history()[i];
+      EXPECT_LE(diff, tol * scale + 1e-14 * scale) << "step " << n << " point " << i;
+      if (scale > 0) worst = std::max(worst, diff / scale);
+    }
+    direct.push(du.data());
+    fast.push(du.data());
+    bound.push(adu.data());
+  }
+  EXPECT_LE(worst, tol);
+}
+
+TEST(L1History, SoeHistoryMatchesTheDirectHistoryToTheToleranceAtEveryStep) {
+  compare_soe_with_direct(FpdeTimeMesh(1.0, 300), 0.5, 1e-8);
+  compare_soe_with_direct(FpdeTimeMesh(1.0, 300), 0.2, 1e-11);
+  compare_soe_with_direct(FpdeTimeMesh(2.0, 200, 3.0), 0.8, 1e-9);
+}
+
+TEST(L1History, MemoryOfSoeIsIndependentOfTheStepCount) {
+  const FpdeTimeMesh mesh(1.0, 500);
+  L1History direct(Method::direct, 0.5, mesh, 10);
+  L1History fast(Method::soe, 0.5, mesh, 10, 1e-8);
+  std::vector<double> du(10, 1e-3);
+  for (int n = 1; n <= 400; ++n) {
+    direct.push(du.data());
+    fast.push(du.data());
+  }
+  EXPECT_EQ(direct.stored_vectors(), 401u);
+  EXPECT_EQ(fast.stored_vectors(), 1 + fast.soe()->size());
+  EXPECT_EQ(fast.stored_bytes(), fast.stored_vectors() * 10 * sizeof(double));
+}
+
 TEST(L1History, RestoredStateContinuesBitIdentically) {
-  for (Method method : {Method::direct}) {
+  for (Method method : {Method::direct, Method::soe}) {
     const FpdeTimeMesh mesh(1.0, 40, 2.0);
     const std::size_t points = 5;
-    L1History a(method, 0.6, mesh, points);
+    L1History a(method, 0.6, mesh, points, 1e-10);
     std::vector<double> du(points);
     auto fill = [&](int n) {
       for (std::size_t i = 0; i < points; ++i) du[i] = std::sin(0.37 * n + i) / (1.0 + n);
@@ -105,7 +163,7 @@ TEST(L1History, RestoredStateContinuesBitIdentically) {
     const std::size_t vectors = a.state_size();
     std::vector<double> state(vectors * points);
     for (std::size_t k = 0; k < vectors; ++k) a.save_state(k, state.data() + k, vectors);
-    L1History b(method, 0.6, mesh, points);
+    L1History b(method, 0.6, mesh, points, 1e-10);
     EXPECT_THROW(b.load_state(17, vectors + 1, state.data(), vectors + 1, 1), fracmfg::Error);
     b.load_state(17, vectors, state.data(), vectors, 1);
     EXPECT_EQ(b.levels(), 17);

@@ -1,6 +1,6 @@
 // Time-fractional diffusion D_t^a u = K Laplace u + f in 1D (frac::FpdeSolver, type
-// time_fractional): observed orders against exact solutions, non-smooth data on uniform and graded
-// meshes, conservation, a nonlinear source.
+// time_fractional): observed orders against exact solutions, the SOE history against the
+// direct one, non-smooth data on uniform and graded meshes, conservation, a nonlinear source.
 //
 // Orders asserted (within 0.15 of the theory):
 //  - time: 2 - a for u = (1 + t^2) sin(pi x) [sin(pi y)], with the source built on the
@@ -170,6 +170,48 @@ TEST(FpdeTimeFractional, ConvergesAtOrderTwoInSpace1D) {
     }
     print_table((std::string("1D space, ") + pr.name).c_str(), points, err);
     for (double p : orders(err)) EXPECT_NEAR(p, 2.0, 0.15) << pr.name;
+  }
+}
+
+TEST(FpdeTimeFractional, SoeSolutionMatchesTheDirectSolutionAtEveryStep) {
+  // The SOE kernel has relative error <= tol at every lag, so the histories differ by at
+  // most tol times the history of |du| (tests/unit/fpde_history_test.cpp); through the
+  // stable implicit step the solutions then differ by a small multiple of tol max|u|.
+  for (int dim : {1}) {
+    for (double grading : {1.0, 2.0}) {
+      const double tol = 1e-9;
+      Case c;
+      c.dim = dim;
+      c.points = dim == 1 ? 41 : 13;
+      c.steps = 150;
+      c.grading = grading;
+      c.alpha = 0.4;
+      c.initial = dim == 1 ? "sin(pi*x)+0.3*sin(3*pi*x)" : "sin(pi*x)*sin(2*pi*y)";
+      c.source = "x*(1-x)*cos(5*t)";
+      FpdeSolver direct(PETSC_COMM_WORLD, make_config(c));
+      c.history = HistoryMethod::soe;
+      c.tolerance = tol;
+      FpdeSolver fast(PETSC_COMM_WORLD, make_config(c));
+      ASSERT_NE(fast.history()->soe(), nullptr);
+      double worst = 0.0;
+      for (int n = 1; n <= c.steps; ++n) {
+        direct.advance();
+        fast.advance();
+        Vec d = nullptr;
+        ASSERT_EQ(VecDuplicate(direct.solution(), &d), 0);
+        ASSERT_EQ(VecWAXPY(d, -1.0, direct.solution(), fast.solution()), 0);
+        PetscReal diff = 0.0;
+        PetscReal scale = 0.0;
+        ASSERT_EQ(VecNorm(d, NORM_INFINITY, &diff), 0);
+        ASSERT_EQ(VecNorm(direct.solution(), NORM_INFINITY, &scale), 0);
+        ASSERT_EQ(VecDestroy(&d), 0);
+        EXPECT_LE(diff, 10.0 * tol * std::max(scale, 1.0)) << "dim " << dim << " step " << n;
+        worst = std::max(worst, diff);
+      }
+      std::printf("dim %d grading %.0f: N_exp %zu, max |u_soe - u_direct| over 150 steps %.2e\n",
+                  dim, grading, fast.history()->soe()->size(), worst);
+      EXPECT_LT(fast.history()->stored_vectors(), direct.history()->stored_vectors());
+    }
   }
 }
 

@@ -11,11 +11,23 @@
 //       = sum_{k=1}^{n-1} du^k [(t_n - t_{k-1})^{1-a} - (t_n - t_k)^{1-a}] / (tau_k Gamma(2-a)),
 //
 // du^k = u^k - u^{k-1}, 0 < a < 1, error O(tau^{2-a}) for smooth u. The history h^n is
-// evaluated directly (Method::direct): every increment du^k is kept; memory O(N_x n), work
+// evaluated either
+//  - directly (Method::direct): every increment du^k is kept; memory O(N_x n), work
 //    O(N_x n) at step n, O(N_x N^2) for a run. On a uniform mesh the weights are
 //    l1_scale(a, tau) * l1_weights(a, .) of weights.hpp;
+//  - by the sum-of-exponentials kernel (Method::soe, the fast L1 scheme of Jiang, Zhang,
+//    Zhang & Zhang, Commun. Comput. Phys. 21 (2017) 650-678, with the kernel t^-a of the
+//    formula above in place of their t^{-1-a}): (t_n - s)^-a ~ sum_j w_j exp(-s_j (t_n - s))
+//    on [min_history_lag, T] (soe.hpp, relative accuracy `tolerance`), so that
+//      h^n ~ 1/Gamma(1-a) sum_j w_j H_j^n,
+//      H_j^{n+1} = e_j H_j^n + e_j (1 - exp(-s_j tau_n)) / (s_j tau_n) du^n,
+//      e_j = exp(-s_j tau_{n+1}),  H_j^1 = 0;
+//    memory O(N_x N_exp), work O(N_x N_exp) per step. Since the kernel's relative error is
+//    at most `tolerance` at every lag, |h_soe^n - h_direct^n| <= tolerance * |h|^n, where
+//    |h|^n is the direct sum with |du^k| in place of du^k (checked in
+//    tests/unit/fpde_history_test.cpp).
 //
-//   frac::L1History hist(frac::L1History::Method::direct, 0.5, mesh, local_points);
+//   frac::L1History hist(frac::L1History::Method::soe, 0.5, mesh, local_points, 1e-10);
 //   for (n = 1..N) {
 //     // solve c_n u^n + (spatial terms) = c_n u^{n-1} - hist.history() + f^n, then:
 //     hist.push(du);        // du = u^n - u^{n-1}; prepares history() for step n + 1
@@ -29,16 +41,18 @@
 #include <vector>
 
 #include "fracmfg/frac/fpde_time_mesh.hpp"
+#include "fracmfg/frac/soe.hpp"
 
 namespace fracmfg::frac {
 
 class L1History {
  public:
-  enum class Method { direct };
+  enum class Method { direct, soe };
 
-  /// alpha in (0, 1); points >= 0 values per level. Throws fracmfg::Error for alpha out of
-  /// range.
-  L1History(Method method, double alpha, FpdeTimeMesh mesh, std::size_t points);
+  /// alpha in (0, 1); points >= 0 values per level; tolerance: the SOE's relative accuracy
+  /// (ignored by direct). Throws fracmfg::Error for alpha out of range.
+  L1History(Method method, double alpha, FpdeTimeMesh mesh, std::size_t points,
+            double tolerance = 1e-10);
   ~L1History();
   L1History(L1History&&) noexcept;
   L1History& operator=(L1History&&) noexcept;
@@ -60,13 +74,16 @@ class L1History {
   /// history of step n + 1. At most mesh().steps() pushes.
   void push(const double* du);
 
-  /// Vectors of points() values held: levels() increments plus the current history.
+  /// The SOE kernel (nullptr for the direct method).
+  const SoeApproximation* soe() const;
+  /// Vectors of points() values held: levels() increments (direct) or N_exp (soe), plus the
+  /// current history.
   std::size_t stored_vectors() const;
   std::size_t stored_bytes() const { return stored_vectors() * points() * sizeof(double); }
 
   // --- checkpoint state ------------------------------------------------------------------
   /// The state after levels() pushes is state_size() vectors of points() values: the
-  /// current history, then the increments du^1..du^levels.
+  /// current history, then the increments du^1..du^levels (direct) or H_1..H_Nexp (soe).
   std::size_t state_size() const;
   /// Copies state vector k (0 <= k < state_size()) to out[i * out_stride], i < points().
   void save_state(std::size_t k, double* out, std::size_t out_stride = 1) const;

@@ -7,8 +7,8 @@
 //      checkpoint (FpdeRunOptions::restart, or -fpde_restart <file> in the driver);
 //   3. the output file (io::H5Writer, layout in io/h5_layout.hpp): the time series field
 //      "u" with its grid geometry (XDMF sidecar), written at the first step of the run, every
-//      output.every steps and at the last step; file attributes fpde_type, order and
-//      history_method;
+//      output.every steps and at the last step; file attributes fpde_type, order,
+//      history_method and soe_terms;
 //   4. the time loop with a progress line at info level at most every progress_interval
 //      seconds, a checkpoint every output.checkpoint_every steps (io::CheckpointWriter,
 //      output.checkpoint_file, with the history state), and an early stop after stop_at

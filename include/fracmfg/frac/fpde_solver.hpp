@@ -2,8 +2,8 @@
 // frac::FpdeSolver: fractional diffusion on [0, L] over [0, T], on a PETSc DMDA (1D).
 //
 // time_fractional (0 < a < 1, Caputo):   D_t^a u = K Laplace u + f(x, y, t[, u])
-//   L1 scheme in time on the (graded) mesh t_n = T (n/N)^r (fpde_history.hpp: the history
-//   summed directly), second-order central differences in space;
+//   L1 scheme in time on the (graded) mesh t_n = T (n/N)^r (fpde_history.hpp: history
+//   summed directly or by sum-of-exponentials), second-order central differences in space;
 //   implicit: each step solves (c_n I - K Laplace_h) u^n = f^n + c_n u^{n-1} - h^n,
 //   c_n = tau_n^-a / Gamma(2 - a). Error O(N^-min(r a, 2 - a) + h^2) (Stynes, O'Riordan &
 //   Gracia 2017; 2 - a for smooth solutions).
