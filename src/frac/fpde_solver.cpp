@@ -118,7 +118,6 @@ struct FpdeSolver::Impl {
         source(cfg.source.compile()),
         boundary(cfg.boundary_value.compile()) {
     nonlinear = source.uses("u");
-    if (grid.dimension() != 1) throw Error("fpde: 2D grids are not implemented");
     const std::size_t np = grid.local_size();
     FRACMFG_PETSC_CHECK(DMCreateGlobalVector(grid.dm(), u.out()));
     FRACMFG_PETSC_CHECK(VecDuplicate(u, u_prev.out()));
@@ -240,9 +239,17 @@ struct FpdeSolver::Impl {
     if (config.solver.preconditioner == Preconditioner::none) {
       FRACMFG_PETSC_CHECK(KSPSetType(k, KSPCG));
       FRACMFG_PETSC_CHECK(PCSetType(pc, PCNONE));
-    } else {
+    } else if (grid.dimension() == 1) {
       FRACMFG_PETSC_CHECK(KSPSetType(k, KSPPREONLY));
       FRACMFG_PETSC_CHECK(PCSetType(pc, la::tridiag_pc_type));
+    } else {
+      // BoomerAMG: its setup is deterministic on any rank count, so restarts reproduce the
+      // uninterrupted run bit for bit; GAMG (-fpde_pc_type gamg, the fallback without hypre)
+      // sums parallel Galerkin products in message-arrival order.
+      PetscBool hypre = PETSC_FALSE;
+      FRACMFG_PETSC_CHECK(PetscHasExternalPackage("hypre", &hypre));
+      FRACMFG_PETSC_CHECK(KSPSetType(k, KSPCG));
+      FRACMFG_PETSC_CHECK(PCSetType(pc, hypre ? PCHYPRE : PCGAMG));
     }
   }
 

@@ -1,4 +1,4 @@
-// Time-fractional diffusion D_t^a u = K Laplace u + f in 1D (frac::FpdeSolver, type
+// Time-fractional diffusion D_t^a u = K Laplace u + f (frac::FpdeSolver, type
 // time_fractional): observed orders against exact solutions, the SOE history against the
 // direct one, non-smooth data on uniform and graded meshes, conservation, a nonlinear source.
 //
@@ -173,11 +173,58 @@ TEST(FpdeTimeFractional, ConvergesAtOrderTwoInSpace1D) {
   }
 }
 
+TEST(FpdeTimeFractional, L1SchemeConvergesAtOrderTwoMinusAlphaInTime2D) {
+  const double alpha = 0.5;
+  Case c;
+  c.dim = 2;
+  c.alpha = alpha;
+  c.points = 17;
+  const double lambda = 2.0 * discrete_eigenvalue(c.points);
+  c.initial = "sin(pi*x)*sin(pi*y)";
+  c.source = "sin(pi*x)*sin(pi*y)*(2*t^(" + num(2 - alpha) + ")/" + num(std::tgamma(3 - alpha)) +
+             "+" + num(lambda) + "*(1+t^2))";
+  std::vector<int> steps = {16, 32, 64, 128};
+  std::vector<double> err;
+  for (int n : steps) {
+    c.steps = n;
+    err.push_back(run_error(c, "(1+t^2)*sin(pi*x)*sin(pi*y)"));
+  }
+  print_table("2D time, alpha 0.5", steps, err);
+  for (double p : orders(err)) EXPECT_NEAR(p, 2.0 - alpha, 0.15);
+}
+
+TEST(FpdeTimeFractional, ConvergesAtOrderTwoInSpace2D) {
+  const double alpha = 0.4;
+  const std::string dt_part = "t^(" + num(1 - alpha) + ")/" + num(std::tgamma(2 - alpha));
+  for (Boundary b : {Boundary::dirichlet, Boundary::neumann}) {
+    const bool dir = b == Boundary::dirichlet;
+    const std::string shape = dir ? "exp(x+0.5*y)" : "cos(pi*x)*cos(pi*y)";
+    // -Laplace shape: -1.25 shape (Dirichlet data) or 2 pi^2 shape.
+    const std::string lap_factor = dir ? "-1.25" : "2*pi^2";
+    std::vector<int> points = {9, 17, 33, 65};
+    std::vector<double> err;
+    for (int n : points) {
+      Case c;
+      c.dim = 2;
+      c.alpha = alpha;
+      c.boundary = b;
+      c.points = n;
+      c.steps = 3;
+      c.initial = shape;
+      c.source = shape + "*(" + dt_part + "+" + lap_factor + "*(1+t))";
+      c.boundary_value = dir ? "(1+t)*" + shape : "0";
+      err.push_back(run_error(c, "(1+t)*" + shape));
+    }
+    print_table(dir ? "2D space, dirichlet" : "2D space, neumann", points, err);
+    for (double p : orders(err)) EXPECT_NEAR(p, 2.0, 0.15);
+  }
+}
+
 TEST(FpdeTimeFractional, SoeSolutionMatchesTheDirectSolutionAtEveryStep) {
   // The SOE kernel has relative error <= tol at every lag, so the histories differ by at
   // most tol times the history of |du| (tests/unit/fpde_history_test.cpp); through the
   // stable implicit step the solutions then differ by a small multiple of tol max|u|.
-  for (int dim : {1}) {
+  for (int dim : {1, 2}) {
     for (double grading : {1.0, 2.0}) {
       const double tol = 1e-9;
       Case c;
@@ -258,7 +305,7 @@ TEST(FpdeTimeFractional, WeaklySingularSolutionOrderOneUniformAndTwoMinusAlphaGr
 }
 
 TEST(FpdeTimeFractional, WeightedMassIsConservedWithZeroFluxNeumann) {
-  for (int dim : {1}) {
+  for (int dim : {1, 2}) {
     Case c;
     c.dim = dim;
     c.boundary = Boundary::neumann;
@@ -329,6 +376,16 @@ TEST(FpdeTimeFractional, DefaultsAndOptionsSelectTheLinearSolver) {
     EXPECT_STREQ(type, "fracmfg_tridiag");
     s.run_until(3);
     EXPECT_EQ(s.statistics().last_linear_iterations, 1);
+  }
+  {
+    c.dim = 2;
+    c.points = 9;
+    FpdeSolver s(PETSC_COMM_WORLD, make_config(c));
+    PC pc = nullptr;
+    KSPGetPC(s.ksp(), &pc);
+    PCType type = nullptr;
+    PCGetType(pc, &type);
+    EXPECT_STREQ(type, PCHYPRE);
   }
   {
     ASSERT_EQ(PetscOptionsSetValue(nullptr, "-optest_pc_type", "jacobi"), 0);

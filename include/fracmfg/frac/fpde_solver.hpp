@@ -1,5 +1,5 @@
 #pragma once
-// frac::FpdeSolver: fractional diffusion on [0, L] over [0, T], on a PETSc DMDA (1D).
+// frac::FpdeSolver: fractional diffusion on [0, Lx] (x [0, Ly]) over [0, T], on a PETSc DMDA.
 //
 // time_fractional (0 < a < 1, Caputo):   D_t^a u = K Laplace u + f(x, y, t[, u])
 //   L1 scheme in time on the (graded) mesh t_n = T (n/N)^r (fpde_history.hpp: history
@@ -19,6 +19,12 @@
 // Linear algebra (all overridable through PETSc's options database with the prefix
 // options.prefix, "fpde_" by default: -fpde_ksp_type, -fpde_pc_type, -fpde_ksp_rtol, ...):
 //   time_fractional 1D: KSPPREONLY + the exact distributed tridiagonal PC "fracmfg_tridiag";
+//   time_fractional 2D: CG + hypre BoomerAMG (algebraic multigrid; GAMG when PETSc has no
+//     hypre, or with -fpde_pc_type gamg: faster setup here, but its parallel setup sums in
+//     message-arrival order, so a restart on several ranks then reproduces the
+//     uninterrupted run to round-off only). On a graded mesh c_n changes every step: the
+//     preconditioner is rebuilt (on a new KSP) only when c_n has moved by a factor 2 from
+//     the value it was built for (-fpde_pc_lag_ratio; 1: every step);
 //   solver.preconditioner none: CG without preconditioner. Krylov tolerance rtol 1e-10.
 //   A source that depends on u (FpdeConfig::source with a variable named "u", set in code;
 //   deck sources are functions of x, y, t) makes each time_fractional step nonlinear: SNES

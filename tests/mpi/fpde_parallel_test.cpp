@@ -1,0 +1,270 @@
+// frac::FpdeSolver on several ranks: the distributed run agrees with the one-rank run to
+// round-off, and a run stopped and restarted from a checkpoint reproduces the uninterrupted
+// run bit for bit (time_fractional with direct and SOE histories, 1D and 2D), including through the
+// deck runner (frac::run_fpde_deck).
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <petscdmda.h>
+#include <petscsys.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fracmfg/frac/fpde_run.hpp"
+#include "fracmfg/frac/fpde_solver.hpp"
+#include "fracmfg/io/deck.hpp"
+#include "fracmfg/io/h5_reader.hpp"
+
+namespace {
+
+using namespace fracmfg;
+using frac::FpdeSolver;
+using Boundary = io::FpdeConfig::Domain::Boundary;
+using Type = io::FpdeConfig::Type;
+using HistoryMethod = io::FpdeConfig::History::Method;
+
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+std::string scratch(const std::string& name) {
+  const char* bin = std::getenv("FRACMFG_BINARY_DIR");
+  const std::string dir = std::string(bin ? bin : ".") + "/fpde_parallel_np" +
+                          std::to_string(world_size()) + "/" + name;
+  if (world_rank() == 0) std::filesystem::create_directories(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return dir;
+}
+
+struct Named {
+  const char* name;
+  io::FpdeConfig config;
+};
+
+io::FpdeConfig base(Type type, int dim, Boundary b, int points, int steps) {
+  io::FpdeConfig c;
+  c.type = type;
+  c.order = type == Type::time_fractional ? 0.6 : 1.7;
+  c.domain.length.assign(static_cast<std::size_t>(dim), 1.0);
+  c.domain.boundary = b;
+  c.grid.points.assign(static_cast<std::size_t>(dim), points);
+  if (dim == 2) c.grid.points[1] = points + 4;  // not square
+  c.time.horizon = 0.5;
+  c.time.steps = steps;
+  c.diffusivity = 0.8;
+  c.initial = {dim == 1 ? "exp(-30*(x-0.4)^2)" : "exp(-30*((x-0.4)^2+(y-0.55)^2))", {"x", "y"}};
+  c.source = {"sin(3*x+2*y)*cos(4*t)", {"x", "y", "t"}};
+  c.boundary_value = {b == Boundary::dirichlet ? "0.1*t*(1+x)" : "0.2*t", {"x", "y", "t"}};
+  return c;
+}
+
+std::vector<Named> cases() {
+  std::vector<Named> v;
+  {
+    auto c = base(Type::time_fractional, 1, Boundary::dirichlet, 61, 30);
+    c.time.grading = 2.0;
+    c.history.method = HistoryMethod::soe;
+    v.push_back({"time 1D dirichlet soe graded", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 1, Boundary::periodic, 60, 25);
+    c.history.method = HistoryMethod::direct;
+    v.push_back({"time 1D periodic direct", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 2, Boundary::neumann, 21, 12);
+    c.time.grading = 1.5;
+    c.history.method = HistoryMethod::soe;
+    v.push_back({"time 2D neumann soe graded", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 2, Boundary::dirichlet, 19, 12);
+    c.history.method = HistoryMethod::direct;
+    v.push_back({"time 2D dirichlet direct", c});
+  }
+  return v;
+}
+
+/// The whole solution in natural order, on every rank.
+std::vector<double> gather(const FpdeSolver& s) {
+  Vec natural = nullptr;
+  Vec all = nullptr;
+  VecScatter sc = nullptr;
+  DMDACreateNaturalVector(s.dm(), &natural);
+  DMDAGlobalToNaturalBegin(s.dm(), s.solution(), INSERT_VALUES, natural);
+  DMDAGlobalToNaturalEnd(s.dm(), s.solution(), INSERT_VALUES, natural);
+  VecScatterCreateToAll(natural, &sc, &all);
+  VecScatterBegin(sc, natural, all, INSERT_VALUES, SCATTER_FORWARD);
+  VecScatterEnd(sc, natural, all, INSERT_VALUES, SCATTER_FORWARD);
+  PetscInt n = 0;
+  VecGetSize(all, &n);
+  const PetscScalar* a = nullptr;
+  VecGetArrayRead(all, &a);
+  std::vector<double> out(a, a + n);
+  VecRestoreArrayRead(all, &a);
+  VecScatterDestroy(&sc);
+  VecDestroy(&all);
+  VecDestroy(&natural);
+  return out;
+}
+
+frac::FpdeSolverOptions tight() {
+  frac::FpdeSolverOptions o;
+  o.prefix = "par_";
+  return o;
+}
+
+TEST(FpdeParallel, RanksAgreeWithTheOneRankRunToRoundOff) {
+  // Krylov solves (2D AMG) run to rtol 1e-13, so that the iteration count's
+  // dependence on the decomposition leaves only round-off; the 1D solves are exact.
+  ASSERT_EQ(PetscOptionsSetValue(nullptr, "-par_ksp_rtol", "1e-13"), 0);
+  for (const Named& c : cases()) {
+    SCOPED_TRACE(c.name);
+    FpdeSolver dist(PETSC_COMM_WORLD, c.config, tight());
+    FpdeSolver alone(PETSC_COMM_SELF, c.config, tight());
+    dist.run_until(c.config.time.steps);
+    alone.run_until(c.config.time.steps);
+    const std::vector<double> a = gather(dist);
+    const double* b = nullptr;
+    VecGetArrayRead(alone.solution(), &b);
+    double diff = 0.0;
+    double scale = 0.0;
+    for (std::size_t p = 0; p < a.size(); ++p) {
+      diff = std::max(diff, std::fabs(a[p] - b[p]));
+      scale = std::max(scale, std::fabs(b[p]));
+    }
+    VecRestoreArrayRead(alone.solution(), &b);
+    if (world_rank() == 0) {
+      std::printf("%-30s %d ranks: max |u_dist - u_1| = %.2e (max |u| %.2e)\n", c.name,
+                  world_size(), diff, scale);
+    }
+    EXPECT_LE(diff, 1e-11 * scale);
+  }
+  ASSERT_EQ(PetscOptionsClearValue(nullptr, "-par_ksp_rtol"), 0);
+}
+
+TEST(FpdeParallel, RestartFromACheckpointReproducesTheUninterruptedRun) {
+  const std::string dir = scratch("restart");
+  int k = 0;
+  for (const Named& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const std::int64_t steps = c.config.time.steps;
+    const std::int64_t stop = steps / 3 + 1;
+    FpdeSolver full(PETSC_COMM_WORLD, c.config);
+    full.run_until(steps);
+    const std::string path = dir + "/case" + std::to_string(k++) + ".chk.h5";
+    {
+      FpdeSolver first(PETSC_COMM_WORLD, c.config);
+      first.run_until(stop);
+      first.write_checkpoint(path);
+    }
+    FpdeSolver second(PETSC_COMM_WORLD, c.config);
+    second.restart(path);
+    EXPECT_EQ(second.step(), stop);
+    second.run_until(steps);
+    const double* a = nullptr;
+    const double* b = nullptr;
+    VecGetArrayRead(full.solution(), &a);
+    VecGetArrayRead(second.solution(), &b);
+    std::size_t differ = 0;
+    for (std::size_t p = 0; p < full.grid().local_size(); ++p) differ += a[p] != b[p];
+    VecRestoreArrayRead(full.solution(), &a);
+    VecRestoreArrayRead(second.solution(), &b);
+    EXPECT_EQ(differ, 0u) << "points that differ after the restart";
+  }
+}
+
+TEST(FpdeParallel, CheckpointOfAnotherProblemIsRefused) {
+  const std::string dir = scratch("refuse");
+  auto c = base(Type::time_fractional, 1, Boundary::dirichlet, 31, 6);
+  FpdeSolver s(PETSC_COMM_WORLD, c);
+  s.run_until(2);
+  s.write_checkpoint(dir + "/a.chk.h5");
+  c.order = 0.7;
+  FpdeSolver other(PETSC_COMM_WORLD, c);
+  EXPECT_THROW(other.restart(dir + "/a.chk.h5"), Error);
+  c.order = 0.6;
+  c.history.method = HistoryMethod::direct;
+  FpdeSolver direct(PETSC_COMM_WORLD, c);
+  EXPECT_THROW(direct.restart(dir + "/a.chk.h5"), Error);
+  EXPECT_THROW(direct.restart(dir + "/missing.chk.h5"), IoError);
+}
+
+TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
+  const std::string dir = scratch("deck");
+  const std::string deck_text =
+      "problem: fpde\n"
+      "fpde:\n"
+      "  type: time_fractional\n"
+      "  order: 0.4\n"
+      "  diffusivity: 1.0\n"
+      "  initial: \"sin(pi*x)*sin(pi*y)\"\n"
+      "  source: \"x*y*t\"\n"
+      "  domain: {length: [1.0, 1.0], boundary: dirichlet}\n"
+      "  grid: {points: [17, 21]}\n"
+      "  time: {horizon: 1.0, steps: 12, grading: 2.0}\n"
+      "  history: {method: soe, tolerance: 1.0e-9}\n"
+      "output: {file: " +
+      dir + "/run.h5, every: 3, checkpoint_every: 4}\n";
+  const io::Deck deck = io::Deck::from_string(deck_text, "deck.yaml");
+  const core::Logger quiet(world_rank(), core::LogLevel::warn, false);
+  frac::FpdeRunOptions full_opts;
+  full_opts.output_file = dir + "/full.h5";
+  const auto full = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, full_opts);
+  EXPECT_EQ(full.last_step, 12);
+  EXPECT_EQ(full.outputs, 5);  // steps 0, 3, 6, 9, 12
+  EXPECT_EQ(full.checkpoints, 3);
+
+  frac::FpdeRunOptions stop_opts;
+  stop_opts.output_file = dir + "/first.h5";
+  stop_opts.stop_at = 7;
+  const auto first = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, stop_opts);
+  EXPECT_EQ(first.last_step, 7);
+  EXPECT_EQ(first.checkpoint, dir + "/run.chk.h5");
+
+  frac::FpdeRunOptions cont;
+  cont.output_file = dir + "/second.h5";
+  cont.restart = dir + "/run.chk.h5";
+  const auto second = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, cont);
+  EXPECT_EQ(second.first_step, 7);
+  EXPECT_EQ(second.last_step, 12);
+
+  io::H5Reader a(PETSC_COMM_WORLD, dir + "/full.h5");
+  io::H5Reader b(PETSC_COMM_WORLD, dir + "/second.h5");
+  EXPECT_EQ(b.field_steps("u"), (std::vector<std::int64_t>{7, 9, 12}));
+  EXPECT_EQ(a.attribute_string("/", "history_method"), "soe");
+  EXPECT_GT(a.attribute_int64("/", "soe_terms"), 10);
+  DM da = nullptr;
+  ASSERT_EQ(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR,
+                         17, 21, PETSC_DECIDE, PETSC_DECIDE, 1, 0, nullptr, nullptr, &da),
+            0);
+  ASSERT_EQ(DMSetUp(da), 0);
+  Vec x = nullptr;
+  Vec y = nullptr;
+  DMCreateGlobalVector(da, &x);
+  DMCreateGlobalVector(da, &y);
+  for (std::int64_t step : {9, 12}) {
+    a.read_field(io::field_dataset_path("u", step), da, x);
+    b.read_field(io::field_dataset_path("u", step), da, y);
+    PetscBool same = PETSC_FALSE;
+    VecEqual(x, y, &same);
+    EXPECT_TRUE(same) << "step " << step;
+  }
+  VecDestroy(&x);
+  VecDestroy(&y);
+  DMDestroy(&da);
+}
+
+}  // namespace
