@@ -1,7 +1,8 @@
-// The `fpde` runner of the fracmfg driver: time-fractional diffusion. Sample runs:
+// The `fpde` runner of the fracmfg driver: time- and space-fractional diffusion. Sample runs:
 //
 //   mpiexec -n 2 fracmfg run inputs/fpde_subdiffusion_1d-ci.yaml
 //   mpiexec -n 2 fracmfg run inputs/fpde_subdiffusion_2d-ci.yaml -- -fpde_pc_type gamg
+//   mpiexec -n 2 fracmfg run inputs/fpde_riesz_1d-ci.yaml -- -fpde_ksp_monitor
 //   mpiexec -n 2 fracmfg run inputs/fpde_subdiffusion_1d.yaml -- -fpde_stop_at 200
 //   mpiexec -n 3 fracmfg run inputs/fpde_subdiffusion_1d.yaml -- -fpde_restart
 //

@@ -13,6 +13,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/frac/riesz_shell.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
 #include "fracmfg/la/tridiag_pc.hpp"
@@ -106,6 +107,13 @@ struct FpdeSolver::Impl {
   double lag_ratio = 2.0;  ///< rebuild when c / c_pc leaves [1/ratio, ratio]
   std::vector<double> du, lin_rhs, fu, fu_shift, work_u;
 
+  // --- space_fractional ----------------------------------------------------------------
+  std::unique_ptr<RieszShell> riesz;
+  double theta = 0.5;
+  CirculantKind circulant = CirculantKind::strang;
+  double kappa_built = std::numeric_limits<double>::quiet_NaN();
+  la::VecHandle z;
+
   Clock::time_point last_report = Clock::now();
 
   Impl(MPI_Comm c, const io::FpdeConfig& cfg, FpdeSolverOptions opts)
@@ -131,7 +139,7 @@ struct FpdeSolver::Impl {
     if (config.type == Type::time_fractional) {
       setup_time_fractional();
     } else {
-      throw Error("fpde: type space_fractional is not implemented");
+      setup_space_fractional();
     }
   }
 
@@ -557,11 +565,125 @@ struct FpdeSolver::Impl {
   }
 
   // ====================================================================================
+  // space_fractional
+  // ====================================================================================
+
+  void setup_space_fractional() {
+    if (nonlinear) {
+      throw Error("fpde: a source depending on u is supported for type time_fractional only");
+    }
+    riesz = std::make_unique<RieszShell>(grid, config.order);
+    const std::string scheme = string_option("-time_scheme", "crank_nicolson");
+    if (scheme == "crank_nicolson" || scheme == "cn") {
+      theta = 0.5;
+    } else if (scheme == "euler" || scheme == "implicit_euler") {
+      theta = 1.0;
+    } else {
+      throw Error("fpde: -" + options.prefix + "time_scheme " + scheme +
+                  ": expected euler or crank_nicolson");
+    }
+    const std::string kind = string_option("-circulant", "strang");
+    if (kind == "strang") {
+      circulant = CirculantKind::strang;
+    } else if (kind == "tchan" || kind == "t_chan") {
+      circulant = CirculantKind::tchan;
+    } else {
+      throw Error("fpde: -" + options.prefix + "circulant " + kind + ": expected strang or tchan");
+    }
+    FRACMFG_PETSC_CHECK(VecDuplicate(u, z.out()));
+    if (is_dirichlet()) {
+      const auto& side = grid.boundary();
+      for (std::size_t p = 0; p < side.size(); ++p) {
+        if (side[p] == 0) continue;
+        bnd_points.push_back(p);
+        bnd_x.push_back(grid.x()[p]);
+        bnd_y.push_back(grid.y()[p]);
+      }
+      bnd_g.resize(bnd_points.size());
+    }
+    ksp = la::create_ksp(comm);
+    FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(ksp, options.prefix.c_str()));
+    FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPCG));
+    FRACMFG_PETSC_CHECK(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
+    PC pc = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+    if (config.solver.preconditioner == Preconditioner::none) {
+      FRACMFG_PETSC_CHECK(PCSetType(pc, PCNONE));
+    } else {
+      riesz->set_preconditioner(pc, circulant);
+    }
+    FRACMFG_PETSC_CHECK(KSPSetOperators(ksp, riesz->matrix(), riesz->matrix()));
+    FRACMFG_PETSC_CHECK(KSPSetFromOptions(ksp));
+    set_initial_guess(ksp);
+  }
+
+  void step_space_fractional() {
+    const std::int64_t m = n + 1;
+    const double tau = mesh.step(m);
+    const double k = config.diffusivity;
+    const double kappa = theta * tau * k;
+    if (kappa != kappa_built) {
+      riesz->set_coefficients(1.0, kappa);
+      FRACMFG_PETSC_CHECK(KSPSetOperators(ksp, riesz->matrix(), riesz->matrix()));
+      kappa_built = kappa;
+    }
+    // z: u^{n} at the unknowns, (1 - theta) g^n + theta g^{n+1} at the boundary points.
+    FRACMFG_PETSC_CHECK(VecCopy(u, z));
+    const double t_new = mesh.time(m);
+    if (!bnd_points.empty()) {
+      FpdeGrid::evaluate_at(boundary, t_new, bnd_points.size(), bnd_x.data(), bnd_y.data(),
+                            bnd_g.data());
+      WriteArray za(z);
+      for (std::size_t b = 0; b < bnd_points.size(); ++b) {
+        double& v = za.get()[bnd_points[b]];
+        v = (1.0 - theta) * v + theta * bnd_g[b];
+      }
+    }
+    // rhs = z - (1 - theta) tau K T z_int - tau K E(z_b), then the sources and the boundary
+    // values.
+    riesz->apply(z, rhs, 1.0, -(1.0 - theta) * tau * k, -tau * k);
+    if (f_prev_step != n) {
+      evaluate_source(n, nullptr, f_prev);
+      f_prev_step = n;
+    }
+    evaluate_source(m, nullptr, f_now);
+    {
+      WriteArray b(rhs);
+      const auto& side = grid.boundary();
+      for (std::size_t p = 0; p < side.size(); ++p) {
+        if (side[p] != 0) continue;
+        b.get()[p] += tau * (theta * f_now[p] + (1.0 - theta) * f_prev[p]);
+      }
+      for (std::size_t q = 0; q < bnd_points.size(); ++q) b.get()[bnd_points[q]] = bnd_g[q];
+    }
+    const auto t0 = Clock::now();
+    FRACMFG_PETSC_CHECK(KSPSolve(ksp, rhs, u));
+    stats.solve_seconds += seconds_since(t0);
+    KSPConvergedReason reason;
+    FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp, &reason));
+    PetscInt its = 0;
+    FRACMFG_PETSC_CHECK(KSPGetIterationNumber(ksp, &its));
+    record_linear(its);
+    if (reason < 0) {
+      std::ostringstream os;
+      os << "fpde: the linear solve of step " << m << " failed (" << KSPConvergedReasons[reason]
+         << " after " << its << " iterations)";
+      throw NumericalError(os.str());
+    }
+    std::swap(f_prev, f_now);
+    f_prev_step = m;
+  }
+
+  // ====================================================================================
 
   void advance() {
     if (n >= mesh.steps()) throw Error("fpde: advance() after the last step");
     const auto t0 = Clock::now();
-    step_time_fractional();
+    if (config.type == Type::time_fractional) {
+      step_time_fractional();
+    } else {
+      step_space_fractional();
+    }
     ++n;
     ++stats.steps;
     PetscReal norm = 0.0;
@@ -714,6 +836,7 @@ void FpdeSolver::restart(const std::string& path) {
     const double c_pc = rk.scalar_double("pc_coefficient");
     if (!std::isnan(c_pc)) m.build_preconditioner(c_pc);
   }
+  m.kappa_built = std::numeric_limits<double>::quiet_NaN();
 }
 
 FpdeErrorNorms FpdeSolver::error_against(const core::Expression& exact) const {

@@ -7,10 +7,16 @@
 //   implicit: each step solves (c_n I - K Laplace_h) u^n = f^n + c_n u^{n-1} - h^n,
 //   c_n = tau_n^-a / Gamma(2 - a). Error O(N^-min(r a, 2 - a) + h^2) (Stynes, O'Riordan &
 //   Gracia 2017; 2 - a for smooth solutions).
+// space_fractional (1 < s <= 2, Riesz):   u_t = -K (-Laplace)^(s/2) u + f(x, y, t)
+//   fractional centred differences in space (riesz_operator.hpp), O(h^2); theta scheme in
+//   time (Crank-Nicolson by default, implicit Euler on request); each step solves
+//   (I + theta tau K A) u^n = (I - (1 - theta) tau K A) u^{n-1} + tau (theta f^n +
+//   (1 - theta) f^{n-1}) with a Krylov method on the FFT shell matrix (riesz_shell.hpp).
 //
 // Boundaries (grid: fpde_grid.hpp):
-//   dirichlet: u = boundary_value(x, y, t) at the boundary points;
-//   neumann: outward flux -K du/dn = boundary_value(x, y, t), by
+//   dirichlet: u = boundary_value(x, y, t) at the boundary points (for space_fractional
+//     also outside the domain, by constant extension along grid lines);
+//   neumann (time_fractional only): outward flux -K du/dn = boundary_value(x, y, t), by
 //     the second-order ghost-point closure; boundary rows are scaled by 1/2 (1/4 at
 //     corners) so the matrix stays symmetric, and sum_p w_p u_p (w the same weights) is
 //     conserved when f = 0 and the flux is 0;
@@ -25,11 +31,13 @@
 //     uninterrupted run to round-off only). On a graded mesh c_n changes every step: the
 //     preconditioner is rebuilt (on a new KSP) only when c_n has moved by a factor 2 from
 //     the value it was built for (-fpde_pc_lag_ratio; 1: every step);
+//   space_fractional:   CG + the circulant PC (Strang; -fpde_circulant tchan for T. Chan);
 //   solver.preconditioner none: CG without preconditioner. Krylov tolerance rtol 1e-10.
 //   A source that depends on u (FpdeConfig::source with a variable named "u", set in code;
 //   deck sources are functions of x, y, t) makes each time_fractional step nonlinear: SNES
 //   (Newton with line search; -fpde_snes_*) with the Jacobian A - W diag(df/du), df/du by
 //   forward differences.
+//   -fpde_time_scheme euler|crank_nicolson chooses the space_fractional time scheme.
 //
 // Collectivity: the constructor, advance(), run_until(), write_checkpoint(), restart() and
 // error_against() are collective on the communicator; accessors are local. Errors:
@@ -88,7 +96,8 @@ class FpdeSolver {
  public:
   /// Builds the grid, the time mesh, the history and the solvers, and sets u = initial.
   /// Collective. Throws fracmfg::Error for settings this solver does not support
-  /// (type space_fractional; the circulant preconditioner).
+  /// (space_fractional with neumann boundaries or a u-dependent source; the circulant
+  /// preconditioner for time_fractional).
   FpdeSolver(MPI_Comm comm, const io::FpdeConfig& config, FpdeSolverOptions options = {});
   ~FpdeSolver();
   FpdeSolver(const FpdeSolver&) = delete;
@@ -126,7 +135,7 @@ class FpdeSolver {
   FpdeErrorNorms error_against(const core::Expression& exact) const;
 
   const FpdeStatistics& statistics() const;
-  /// The L1 history.
+  /// The L1 history (time_fractional; nullptr for space_fractional).
   const L1History* history() const;
   /// The linear solver (inside the SNES for a nonlinear source). Owned by the solver.
   KSP ksp() const;

@@ -1,0 +1,415 @@
+#include "fracmfg/frac/riesz_operator.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <sstream>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/frac/convolution.hpp"
+
+namespace fracmfg::frac {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+/// fftw_malloc'ed array owner.
+template <class T>
+struct FftwArray {
+  T* data = nullptr;
+  explicit FftwArray(std::size_t n = 0)
+      : data(n ? static_cast<T*>(fftw_malloc(sizeof(T) * n)) : nullptr) {
+    if (n && data == nullptr) throw Error("riesz operator: out of memory for FFT buffers");
+  }
+  ~FftwArray() {
+    if (data) fftw_free(data);
+  }
+  FftwArray(const FftwArray&) = delete;
+  FftwArray& operator=(const FftwArray&) = delete;
+};
+
+/// fftw_plan owner.
+struct Plan {
+  fftw_plan plan = nullptr;
+  Plan() = default;
+  explicit Plan(fftw_plan p) : plan(p) {
+    if (p == nullptr) throw Error("riesz operator: FFTW could not create a plan");
+  }
+  ~Plan() {
+    if (plan) fftw_destroy_plan(plan);
+  }
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+};
+
+/// Batched product with a symmetric Toeplitz matrix of first column t (m values) through its
+/// circulant embedding of length len >= 2m - 1: y_b = T x_b for `batch` vectors of length m.
+class ToeplitzBatch {
+ public:
+  ToeplitzBatch(const std::vector<double>& t, std::size_t batch)
+      : m_(t.size()),
+        len_(next_fast_fft_size(2 * t.size() - 1)),
+        half_(len_ / 2 + 1),
+        batch_(batch),
+        in_(len_ * batch),
+        out_(half_ * batch),
+        eig_(half_) {
+    // Eigenvalues of the embedding circulant [t_0..t_{m-1}, 0.., t_{m-1}..t_1] (real: the
+    // column is symmetric), with the 1/len of the inverse transform folded in.
+    FftwArray<double> c(len_);
+    FftwArray<fftw_complex> ch(half_);
+    std::fill(c.data, c.data + len_, 0.0);
+    for (std::size_t k = 0; k < m_; ++k) c.data[k] = t[k];
+    for (std::size_t k = 1; k < m_; ++k) c.data[len_ - k] = t[k];
+    Plan p(fftw_plan_dft_r2c_1d(static_cast<int>(len_), c.data, ch.data, FFTW_ESTIMATE));
+    fftw_execute(p.plan);
+    for (std::size_t k = 0; k < half_; ++k) eig_[k] = ch.data[k][0] / static_cast<double>(len_);
+    const int n = static_cast<int>(len_);
+    fwd_ = std::make_unique<Plan>(fftw_plan_many_dft_r2c(
+        1, &n, static_cast<int>(batch_), in_.data, nullptr, 1, static_cast<int>(len_), out_.data,
+        nullptr, 1, static_cast<int>(half_), FFTW_ESTIMATE));
+    bwd_ = std::make_unique<Plan>(fftw_plan_many_dft_c2r(
+        1, &n, static_cast<int>(batch_), out_.data, nullptr, 1, static_cast<int>(half_), in_.data,
+        nullptr, 1, static_cast<int>(len_), FFTW_ESTIMATE));
+  }
+
+  /// y[b*m + k] += scale * (T x_b)_k for x, y of batch() x m values.
+  void multiply_add(const double* x, double* y, double scale) {
+    for (std::size_t b = 0; b < batch_; ++b) {
+      double* row = in_.data + b * len_;
+      std::copy(x + b * m_, x + (b + 1) * m_, row);
+      std::fill(row + m_, row + len_, 0.0);
+    }
+    fftw_execute(fwd_->plan);
+    for (std::size_t b = 0; b < batch_; ++b) {
+      fftw_complex* row = out_.data + b * half_;
+      for (std::size_t k = 0; k < half_; ++k) {
+        row[k][0] *= eig_[k];
+        row[k][1] *= eig_[k];
+      }
+    }
+    fftw_execute(bwd_->plan);
+    for (std::size_t b = 0; b < batch_; ++b) {
+      const double* row = in_.data + b * len_;
+      double* yb = y + b * m_;
+      for (std::size_t k = 0; k < m_; ++k) yb[k] += scale * row[k];
+    }
+  }
+
+ private:
+  std::size_t m_, len_, half_, batch_;
+  FftwArray<double> in_;
+  FftwArray<fftw_complex> out_;
+  std::vector<double> eig_;
+  std::unique_ptr<Plan> fwd_, bwd_;
+};
+
+/// A real-to-complex transform pair over an (ny, nx) array (ny = 1 in 1D) and a pointwise
+/// multiplier on the half spectrum, for the operators diagonal in the Fourier basis.
+class SpectralDiagonal {
+ public:
+  SpectralDiagonal(std::size_t nx, std::size_t ny)
+      : nx_(nx), ny_(ny), half_(nx / 2 + 1), in_(nx * ny), out_(half_ * ny) {
+    if (ny == 1) {
+      fwd_ = std::make_unique<Plan>(
+          fftw_plan_dft_r2c_1d(static_cast<int>(nx), in_.data, out_.data, FFTW_ESTIMATE));
+      bwd_ = std::make_unique<Plan>(
+          fftw_plan_dft_c2r_1d(static_cast<int>(nx), out_.data, in_.data, FFTW_ESTIMATE));
+    } else {
+      fwd_ = std::make_unique<Plan>(fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx),
+                                                         in_.data, out_.data, FFTW_ESTIMATE));
+      bwd_ = std::make_unique<Plan>(fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx),
+                                                         out_.data, in_.data, FFTW_ESTIMATE));
+    }
+  }
+  double* input() { return in_.data; }
+  /// in <- IFFT(f(kx, ky) FFT(in)) / (nx ny), f evaluated per mode.
+  template <class F>
+  void apply(F&& f) {
+    fftw_execute(fwd_->plan);
+    const double inv = 1.0 / static_cast<double>(nx_ * ny_);
+    for (std::size_t ky = 0; ky < ny_; ++ky) {
+      for (std::size_t kx = 0; kx < half_; ++kx) {
+        fftw_complex& z = out_.data[ky * half_ + kx];
+        const double w = f(kx, ky) * inv;
+        z[0] *= w;
+        z[1] *= w;
+      }
+    }
+    fftw_execute(bwd_->plan);
+  }
+
+ private:
+  std::size_t nx_, ny_, half_;
+  FftwArray<double> in_;
+  FftwArray<fftw_complex> out_;
+  std::unique_ptr<Plan> fwd_, bwd_;
+};
+
+/// Real eigenvalues of the symmetric circulant with first column c.
+std::vector<double> circulant_eigenvalues(const std::vector<double>& c) {
+  const std::size_t m = c.size();
+  FftwArray<double> in(m);
+  FftwArray<fftw_complex> out(m / 2 + 1);
+  std::copy(c.begin(), c.end(), in.data);
+  Plan p(fftw_plan_dft_r2c_1d(static_cast<int>(m), in.data, out.data, FFTW_ESTIMATE));
+  fftw_execute(p.plan);
+  std::vector<double> eig(m);
+  for (std::size_t k = 0; k < m; ++k) eig[k] = out.data[k <= m / 2 ? k : m - k][0];
+  return eig;
+}
+
+}  // namespace
+
+const char* to_string(CirculantKind kind) {
+  return kind == CirculantKind::strang ? "strang" : "tchan";
+}
+
+std::vector<double> riesz_weights(double order, std::size_t n) {
+  if (!(order > 0.0 && order <= 2.0)) {
+    std::ostringstream os;
+    os << "riesz_weights: the order must be in (0, 2], got " << order;
+    throw Error(os.str());
+  }
+  std::vector<double> g(n);
+  if (n == 0) return g;
+  const double half = 0.5 * order;
+  g[0] = std::exp(std::lgamma(order + 1.0) - 2.0 * std::lgamma(half + 1.0));
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const double kk = static_cast<double>(k);
+    g[k + 1] = g[k] * (kk - half) / (kk + half + 1.0);
+  }
+  return g;
+}
+
+struct RieszOperator::Impl {
+  double order;
+  int dim;
+  bool periodic;
+  std::size_t nx, ny;    // full grid
+  std::size_t mx, my;    // unknowns per direction
+  std::size_t ix0, iy0;  // first unknown index per direction
+  double hx, hy;
+  double sx, sy;             // h^-s
+  std::vector<double> g;     // weights up to max(nx, ny)
+  std::vector<double> tail;  // tail[m] = S(m) = sum_{k >= m} g_k, m >= 1
+  // Dirichlet
+  std::unique_ptr<ToeplitzBatch> tx, ty;
+  std::vector<double> work_x, work_y, work_t, work_r;
+  // periodic: the operator's symbol per direction
+  std::vector<double> lam_x, lam_y;
+  std::unique_ptr<SpectralDiagonal> spectral;  // (my, mx) transforms
+  // circulant eigenvalues per kind and direction (Dirichlet)
+  std::vector<double> mu[2][2];
+
+  std::size_t index(std::size_t i, std::size_t j) const { return j * nx + i; }
+
+  const std::vector<double>& circulant(CirculantKind kind, int d) {
+    std::vector<double>& mu_kd = mu[kind == CirculantKind::strang ? 0 : 1][d];
+    if (!mu_kd.empty()) return mu_kd;
+    const std::size_t m = d == 0 ? mx : my;
+    std::vector<double> c(m);
+    for (std::size_t k = 0; k < m; ++k) {
+      if (kind == CirculantKind::strang) {
+        c[k] = k <= m / 2 ? g[k] : g[m - k];
+      } else {
+        c[k] =
+            (static_cast<double>(m - k) * g[k] + static_cast<double>(k) * g[k == 0 ? 0 : m - k]) /
+            static_cast<double>(m);
+      }
+    }
+    mu_kd = circulant_eigenvalues(c);
+    const double scale = d == 0 ? sx : sy;
+    for (double& v : mu_kd) v *= scale;
+    return mu_kd;
+  }
+};
+
+RieszOperator::RieszOperator(double order, int dim, std::array<std::size_t, 2> points,
+                             std::array<double, 2> spacing, bool periodic) {
+  if (!(order > 1.0 && order <= 2.0) || dim < 1 || dim > 2 || points[0] < 3 ||
+      (dim == 2 && points[1] < 3) || !(spacing[0] > 0.0) || (dim == 2 && !(spacing[1] > 0.0))) {
+    std::ostringstream os;
+    os << "RieszOperator: need 1 < order <= 2, dim 1 or 2, >= 3 points and spacing > 0 per "
+          "direction (order "
+       << order << ")";
+    throw Error(os.str());
+  }
+  impl_ = std::make_unique<Impl>();
+  Impl& m = *impl_;
+  m.order = order;
+  m.dim = dim;
+  m.periodic = periodic;
+  m.nx = points[0];
+  m.ny = dim == 2 ? points[1] : 1;
+  m.hx = spacing[0];
+  m.hy = dim == 2 ? spacing[1] : 1.0;
+  m.sx = std::pow(m.hx, -order);
+  m.sy = dim == 2 ? std::pow(m.hy, -order) : 0.0;
+  m.ix0 = periodic ? 0 : 1;
+  m.iy0 = (periodic || dim == 1) ? 0 : 1;
+  m.mx = periodic ? m.nx : m.nx - 2;
+  m.my = (periodic || dim == 1) ? m.ny : m.ny - 2;
+  m.g = riesz_weights(order, std::max(m.nx, m.ny) + 1);
+  m.tail.assign(m.g.size() + 1, 0.0);
+  m.tail[1] = -0.5 * m.g[0];
+  for (std::size_t k = 1; k + 1 < m.tail.size(); ++k) m.tail[k + 1] = m.tail[k] - m.g[k];
+  if (periodic) {
+    auto symbol = [&](std::size_t n, double scale) {
+      std::vector<double> lam(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const double sn =
+            std::fabs(2.0 * std::sin(kPi * static_cast<double>(k) / static_cast<double>(n)));
+        lam[k] = scale * std::pow(sn, order);
+      }
+      return lam;
+    };
+    m.lam_x = symbol(m.mx, m.sx);
+    m.lam_y = dim == 2 ? symbol(m.my, m.sy) : std::vector<double>(1, 0.0);
+  } else {
+    m.tx =
+        std::make_unique<ToeplitzBatch>(std::vector<double>(m.g.begin(), m.g.begin() + m.mx), m.my);
+    if (dim == 2) {
+      m.ty = std::make_unique<ToeplitzBatch>(std::vector<double>(m.g.begin(), m.g.begin() + m.my),
+                                             m.mx);
+    }
+    m.work_x.resize(m.mx * m.my);
+    m.work_r.resize(m.mx * m.my);
+    if (dim == 2) {
+      m.work_t.resize(m.mx * m.my);
+      m.work_y.resize(m.mx * m.my);
+    }
+  }
+  m.spectral = std::make_unique<SpectralDiagonal>(m.mx, m.my);
+}
+
+RieszOperator::~RieszOperator() = default;
+RieszOperator::RieszOperator(RieszOperator&&) noexcept = default;
+RieszOperator& RieszOperator::operator=(RieszOperator&&) noexcept = default;
+
+double RieszOperator::order() const {
+  return impl_->order;
+}
+int RieszOperator::dimension() const {
+  return impl_->dim;
+}
+bool RieszOperator::periodic() const {
+  return impl_->periodic;
+}
+std::size_t RieszOperator::size() const {
+  return impl_->nx * impl_->ny;
+}
+std::size_t RieszOperator::interior_size() const {
+  return impl_->mx * impl_->my;
+}
+bool RieszOperator::is_interior(std::size_t i, std::size_t j) const {
+  const Impl& m = *impl_;
+  return i >= m.ix0 && i < m.ix0 + m.mx && j >= m.iy0 && j < m.iy0 + m.my;
+}
+
+void RieszOperator::apply(const double* x, double* y, double sigma, double kappa,
+                          double kappa_exterior) {
+  Impl& m = *impl_;
+  if (m.periodic) {
+    double* buf = m.spectral->input();
+    std::copy(x, x + m.mx * m.my, buf);
+    m.spectral->apply([&](std::size_t kx, std::size_t ky) { return m.lam_x[kx] + m.lam_y[ky]; });
+    for (std::size_t p = 0; p < m.mx * m.my; ++p) y[p] = sigma * x[p] + kappa * buf[p];
+    return;
+  }
+  // Unknowns into a compact (my, mx) array.
+  for (std::size_t j = 0; j < m.my; ++j) {
+    for (std::size_t i = 0; i < m.mx; ++i)
+      m.work_x[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
+  }
+  for (std::size_t p = 0; p < m.work_r.size(); ++p) m.work_r[p] = sigma * m.work_x[p];
+  m.tx->multiply_add(m.work_x.data(), m.work_r.data(), kappa * m.sx);
+  if (m.dim == 2) {
+    for (std::size_t j = 0; j < m.my; ++j) {
+      for (std::size_t i = 0; i < m.mx; ++i) m.work_t[i * m.my + j] = m.work_x[j * m.mx + i];
+    }
+    std::fill(m.work_y.begin(), m.work_y.end(), 0.0);
+    m.ty->multiply_add(m.work_t.data(), m.work_y.data(), kappa * m.sy);
+    for (std::size_t j = 0; j < m.my; ++j) {
+      for (std::size_t i = 0; i < m.mx; ++i) m.work_r[j * m.mx + i] += m.work_y[i * m.my + j];
+    }
+  }
+  // Boundary points: identity; unknowns: the result plus the exterior contribution.
+  std::copy(x, x + m.nx * m.ny, y);
+  for (std::size_t j = 0; j < m.my; ++j) {
+    const std::size_t gj = j + m.iy0;
+    for (std::size_t i = 0; i < m.mx; ++i) {
+      const std::size_t gi = i + m.ix0;
+      double v = m.work_r[j * m.mx + i];
+      if (kappa_exterior != 0.0) {
+        double e = m.sx * (x[m.index(0, gj)] * m.tail[gi] +
+                           x[m.index(m.nx - 1, gj)] * m.tail[m.nx - 1 - gi]);
+        if (m.dim == 2) {
+          e += m.sy *
+               (x[m.index(gi, 0)] * m.tail[gj] + x[m.index(gi, m.ny - 1)] * m.tail[m.ny - 1 - gj]);
+        }
+        v += kappa_exterior * e;
+      }
+      y[m.index(gi, gj)] = v;
+    }
+  }
+}
+
+void RieszOperator::apply_circulant_inverse(CirculantKind kind, const double* x, double* y,
+                                            double sigma, double kappa) {
+  Impl& m = *impl_;
+  double* buf = m.spectral->input();
+  if (!m.periodic) std::copy(x, x + m.nx * m.ny, y);
+  for (std::size_t j = 0; j < m.my; ++j) {
+    for (std::size_t i = 0; i < m.mx; ++i) buf[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
+  }
+  const std::vector<double>* mux = &m.lam_x;
+  const std::vector<double>* muy = &m.lam_y;
+  std::vector<double> zero(1, 0.0);
+  if (!m.periodic) {
+    mux = &m.circulant(kind, 0);
+    muy = m.dim == 2 ? &m.circulant(kind, 1) : &zero;
+  }
+  m.spectral->apply([&](std::size_t kx, std::size_t ky) {
+    const double d = sigma + kappa * ((*mux)[kx] + (*muy)[ky]);
+    return 1.0 / (d < sigma ? sigma : d);
+  });
+  for (std::size_t j = 0; j < m.my; ++j) {
+    for (std::size_t i = 0; i < m.mx; ++i) y[m.index(i + m.ix0, j + m.iy0)] = buf[j * m.mx + i];
+  }
+}
+
+std::vector<double> RieszOperator::dense() const {
+  const Impl& m = *impl_;
+  const std::size_t n = m.mx * m.my;
+  std::vector<double> a(n * n, 0.0);
+  // One direction's matrix entries: Toeplitz (Dirichlet) or the periodised circulant.
+  auto entry = [&](std::size_t len, const std::vector<double>& lam, double scale, std::size_t i,
+                   std::size_t k) {
+    const std::size_t d = i > k ? i - k : k - i;
+    if (!m.periodic) return scale * m.g[d];
+    double s = 0.0;
+    for (std::size_t q = 0; q < len; ++q) {
+      s += lam[q] *
+           std::cos(2.0 * kPi * static_cast<double>(q * d % len) / static_cast<double>(len));
+    }
+    return s / static_cast<double>(len);
+  };
+  for (std::size_t j = 0; j < m.my; ++j) {
+    for (std::size_t i = 0; i < m.mx; ++i) {
+      const std::size_t row = j * m.mx + i;
+      for (std::size_t k = 0; k < m.mx; ++k)
+        a[row * n + j * m.mx + k] += entry(m.mx, m.lam_x, m.sx, i, k);
+      if (m.dim == 2) {
+        for (std::size_t l = 0; l < m.my; ++l)
+          a[row * n + l * m.mx + i] += entry(m.my, m.lam_y, m.sy, j, l);
+      }
+    }
+  }
+  return a;
+}
+
+}  // namespace fracmfg::frac
