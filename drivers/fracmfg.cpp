@@ -42,6 +42,7 @@ std::map<std::string, fracmfg::driver::Runner> solvers() {
   std::map<std::string, fracmfg::driver::Runner> available;
   available["mfg"] = &fracmfg::driver::run_mfg;
   available["fode"] = &fracmfg::driver::run_fode;
+  available["fpde"] = &fracmfg::driver::run_fpde;
   return available;
 }
 

@@ -16,4 +16,7 @@ int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& select
 /// problem: fode (drivers/run_fode.cpp).
 int run_fode(core::Environment& env, const io::Deck& deck, exec::Selector& selector);
 
+/// problem: fpde (drivers/run_fpde.cpp).
+int run_fpde(core::Environment& env, const io::Deck& deck, exec::Selector& selector);
+
 }  // namespace fracmfg::driver
