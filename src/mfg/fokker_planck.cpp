@@ -19,6 +19,7 @@ struct FokkerPlanckFdm::Impl {
   detail::MatPtr a;
   detail::KspPtr ksp;
   detail::GhostBox gb;
+  std::unique_ptr<detail::RowIndices> indices;
   bool nonzero_guess = false;
 
   explicit Impl(const Model& m) : model(m) {}
@@ -38,35 +39,26 @@ struct FokkerPlanckFdm::Impl {
         DMGlobalToLocalBegin(cdm.get(), rows_global.get(), INSERT_VALUES, rows_local.get()));
     FRACMFG_PETSC_CHECK(
         DMGlobalToLocalEnd(cdm.get(), rows_global.get(), INSERT_VALUES, rows_local.get()));
-    const Grid& g = model.grid();
-    const int nc = detail::row_components(g.dim);
+    const int nc = detail::row_components(model.grid().dim);
     Mat mat = a.get();
     detail::ReadArray rl(rows_local.get());
     const double* rows = rl.get();
-    detail::for_each_point(
-        g, model.box(), gb, [&](PetscInt, const detail::Neighbours& nb, PetscInt i, PetscInt j) {
-          MatStencil at{};
-          at.i = i;
-          at.j = j;
-          MatStencil cols[5];
-          PetscScalar vals[5];
-          int n = 0;
-          cols[n] = at;
-          vals[n++] = rows[nb.self * nc + detail::kDiag];
-          auto add = [&](PetscInt di, PetscInt dj, PetscInt p, int component) {
-            cols[n] = at;
-            cols[n].i += di;
-            cols[n].j += dj;
-            vals[n++] = rows[p * nc + component];
-          };
-          if (nb.west != nb.self) add(-1, 0, nb.west, detail::kEast);
-          if (nb.east != nb.self) add(1, 0, nb.east, detail::kWest);
-          if (g.dim == 2) {
-            if (nb.south != nb.self) add(0, -1, nb.south, detail::kNorth);
-            if (nb.north != nb.self) add(0, 1, nb.north, detail::kSouth);
-          }
-          FRACMFG_PETSC_CHECK(MatSetValuesStencil(mat, 1, &at, n, cols, vals, INSERT_VALUES));
-        });
+    const PetscInt n = indices->count();
+    PetscScalar vals[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (PetscInt k = 0; k < n; ++k) {
+      const detail::Neighbours& nb = indices->neighbours(k);
+      // Column order of RowIndices::columns: self, west, east, south, north; a folded
+      // (mirrored) neighbour has column -1 and its value is ignored.
+      vals[0] = rows[nb.self * nc + detail::kDiag];
+      vals[1] = rows[nb.west * nc + detail::kEast];
+      vals[2] = rows[nb.east * nc + detail::kWest];
+      if (nc == 5) {
+        vals[3] = rows[nb.south * nc + detail::kNorth];
+        vals[4] = rows[nb.north * nc + detail::kSouth];
+      }
+      const PetscInt r = indices->row(k);
+      FRACMFG_PETSC_CHECK(MatSetValues(mat, 1, &r, nc, indices->columns(k), vals, INSERT_VALUES));
+    }
     FRACMFG_PETSC_CHECK(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
     FRACMFG_PETSC_CHECK(MatAssemblyEnd(mat, MAT_FINAL_ASSEMBLY));
   }
@@ -76,6 +68,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   Impl& d = *impl_;
   DM dm = model.dm();
   d.gb = detail::ghost_box(dm);
+  d.indices = std::make_unique<detail::RowIndices>(model, d.gb);
   d.cdm = create_dmda_components(dm, detail::row_components(model.grid().dim));
   d.rows_global = detail::global_vec(d.cdm.get());
   d.rows_local = detail::local_vec(d.cdm.get());

@@ -7,22 +7,20 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/tridiag_pc.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg {
 
 void set_default_linear_solver(KSP ksp, int dim, double rtol) {
-  MPI_Comm comm = MPI_COMM_NULL;
-  FRACMFG_PETSC_CHECK(PetscObjectGetComm(reinterpret_cast<PetscObject>(ksp), &comm));
-  int size = 1;
-  MPI_Comm_size(comm, &size);
   PC pc = nullptr;
   FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
   if (dim == 1) {
-    // Tridiagonal (cyclic when periodic): a direct solve is exact and cheap.
+    // Tridiagonal (cyclic when periodic): the exact distributed tridiagonal solve.
+    la::register_petsc_types();
     FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPPREONLY));
-    FRACMFG_PETSC_CHECK(PCSetType(pc, size == 1 ? PCLU : PCREDUNDANT));
+    FRACMFG_PETSC_CHECK(PCSetType(pc, la::tridiag_pc_type));
   } else {
     FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPGMRES));
     FRACMFG_PETSC_CHECK(PCSetType(pc, PCBJACOBI));
@@ -38,6 +36,7 @@ struct HjbSolver::Impl {
   detail::VecPtr local;
   detail::GhostBox gb;
   std::vector<double> rows;
+  std::unique_ptr<detail::RowIndices> indices;
   Vec u_next = nullptr;
   Vec rhs = nullptr;
   double atol_now = 0.0;
@@ -66,33 +65,16 @@ struct HjbSolver::Impl {
       detail::ReadArray u(local.get());
       detail::hjb_rows(model, gb, u.get(), rows.data());
     }
-    const Grid& g = model.grid();
-    const int nc = detail::row_components(g.dim);
-    detail::for_each_point(
-        g, model.box(), gb, [&](PetscInt k, const detail::Neighbours& nb, PetscInt i, PetscInt j) {
-          const double* row = rows.data() + k * nc;
-          MatStencil at{};
-          at.i = i;
-          at.j = j;
-          MatStencil cols[5];
-          PetscScalar vals[5];
-          int n = 0;
-          cols[n] = at;
-          vals[n++] = row[detail::kDiag];
-          auto add = [&](PetscInt di, PetscInt dj, double v) {
-            cols[n] = at;
-            cols[n].i += di;
-            cols[n].j += dj;
-            vals[n++] = v;
-          };
-          if (nb.west != nb.self) add(-1, 0, row[detail::kWest]);
-          if (nb.east != nb.self) add(1, 0, row[detail::kEast]);
-          if (g.dim == 2) {
-            if (nb.south != nb.self) add(0, -1, row[detail::kSouth]);
-            if (nb.north != nb.self) add(0, 1, row[detail::kNorth]);
-          }
-          FRACMFG_PETSC_CHECK(MatSetValuesStencil(p, 1, &at, n, cols, vals, INSERT_VALUES));
-        });
+    const int nc = detail::row_components(model.grid().dim);
+    const PetscInt n = indices->count();
+    PetscScalar vals[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (PetscInt k = 0; k < n; ++k) {
+      const double* row = rows.data() + k * nc;
+      for (int c = 0; c < nc; ++c) vals[c] = row[c];  // the layout of RowIndices::columns
+      const PetscInt row_index = indices->row(k);
+      FRACMFG_PETSC_CHECK(
+          MatSetValues(p, 1, &row_index, nc, indices->columns(k), vals, INSERT_VALUES));
+    }
     FRACMFG_PETSC_CHECK(MatAssemblyBegin(p, MAT_FINAL_ASSEMBLY));
     FRACMFG_PETSC_CHECK(MatAssemblyEnd(p, MAT_FINAL_ASSEMBLY));
   }
@@ -126,6 +108,7 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
   Impl& d = *impl_;
   DM dm = model.dm();
   d.gb = detail::ghost_box(dm);
+  d.indices = std::make_unique<detail::RowIndices>(model, d.gb);
   d.rows.resize(
       static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
   d.r = detail::global_vec(dm);
@@ -155,14 +138,14 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
 
 HjbSolver::~HjbSolver() = default;
 
-int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where) {
+int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where, double tolerance) {
   Impl& d = *impl_;
   d.u_next = u_next;
   d.rhs = rhs;
   PetscReal nu_next = 0.0, nrhs = 0.0;
   FRACMFG_PETSC_CHECK(VecNorm(u_next, NORM_2, &nu_next));
   FRACMFG_PETSC_CHECK(VecNorm(rhs, NORM_2, &nrhs));
-  d.atol_now = 1e-12 * (nu_next / impl_->model.dt() + nrhs);
+  d.atol_now = tolerance * (nu_next / impl_->model.dt() + nrhs);
   FRACMFG_PETSC_CHECK(SNESSolve(d.snes.get(), nullptr, u));
   SNESConvergedReason reason = SNES_CONVERGED_ITERATING;
   FRACMFG_PETSC_CHECK(SNESGetConvergedReason(d.snes.get(), &reason));

@@ -16,6 +16,31 @@ GhostBox ghost_box(DM da) {
   return g;
 }
 
+RowIndices::RowIndices(const Model& model, const GhostBox& gb) {
+  ISLocalToGlobalMapping map = nullptr;
+  FRACMFG_PETSC_CHECK(DMGetLocalToGlobalMapping(model.dm(), &map));
+  const PetscInt n = model.box().count();
+  rows_.resize(static_cast<std::size_t>(n));
+  cols_.assign(static_cast<std::size_t>(5 * n), -1);
+  nbs_.resize(static_cast<std::size_t>(n));
+  std::vector<PetscInt> local(static_cast<std::size_t>(5 * n), -1);
+  const bool two_d = model.grid().dim == 2;
+  for_each_point(model.grid(), model.box(), gb,
+                 [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
+                   PetscInt* l = local.data() + 5 * k;
+                   l[0] = nb.self;
+                   if (nb.west != nb.self) l[1] = nb.west;
+                   if (nb.east != nb.self) l[2] = nb.east;
+                   if (two_d && nb.south != nb.self) l[3] = nb.south;
+                   if (two_d && nb.north != nb.self) l[4] = nb.north;
+                   nbs_[static_cast<std::size_t>(k)] = nb;
+                 });
+  // Negative local indices map to negative global ones.
+  FRACMFG_PETSC_CHECK(ISLocalToGlobalMappingApply(map, 5 * n, local.data(), cols_.data()));
+  for (PetscInt k = 0; k < n; ++k)
+    rows_[static_cast<std::size_t>(k)] = cols_[static_cast<std::size_t>(5 * k)];
+}
+
 void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,
                   const double* rhs, double* r) {
   const Grid& g = model.grid();

@@ -6,6 +6,8 @@
 #include <petscdm.h>
 #include <petscdmda.h>
 
+#include <vector>
+
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/model.hpp"
 
@@ -54,6 +56,25 @@ inline constexpr int kDiag = 0, kWest = 1, kEast = 2, kSouth = 3, kNorth = 4;
 inline int row_components(int dim) {
   return 1 + 2 * dim;
 }
+
+/// The global (PETSc) row and column indices of every owned point's 5-point row, computed
+/// once from the DMDA's local-to-global mapping, so that assembly is one MatSetValues per
+/// row without index translation. Columns that a reflecting wall folds into the diagonal
+/// are -1 (MatSetValues ignores negative indices).
+class RowIndices {
+ public:
+  RowIndices(const Model& model, const GhostBox& gb);
+  /// Global row of owned point k and its columns [self, west, east, south, north].
+  PetscInt row(PetscInt k) const { return rows_[static_cast<std::size_t>(k)]; }
+  const PetscInt* columns(PetscInt k) const { return cols_.data() + 5 * k; }
+  /// Ghosted neighbour indices of owned point k (for reading coefficient arrays).
+  const Neighbours& neighbours(PetscInt k) const { return nbs_[static_cast<std::size_t>(k)]; }
+  PetscInt count() const { return static_cast<PetscInt>(rows_.size()); }
+
+ private:
+  std::vector<PetscInt> rows_, cols_;
+  std::vector<Neighbours> nbs_;
+};
 
 /// r_k = (u_k - u_next_k)/dt - nu Lap_h u_k + H_h(x_k, D+u, D-u) - rhs_k at the owned
 /// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays.

@@ -12,10 +12,11 @@
 // PETSc options prefix "mfg_hjb_": every -mfg_hjb_snes_* and -mfg_hjb_ksp_*/-mfg_hjb_pc_*
 // option applies. Defaults set before the options are read: Newton with full steps
 // (line search basic), rtol 1e-10, stol 1e-10, and in addition convergence once
-// ||F||_2 <= 1e-12 (||u^{n+1}||_2 / dt + ||rhs||_2) (so an initial guess that already
-// solves the step takes no Newton iteration); linear solver: 1D, preonly + LU (one rank)
-// or redundant LU (several ranks), or the exact distributed tridiagonal PC when the build
-// has it; 2D, GMRES + block Jacobi/ILU(0) with rtol 1e-10.
+// ||F||_2 <= tol (||u^{n+1}||_2 / dt + ||rhs||_2), tol a relative tolerance given per step
+// (default 1e-12; an initial guess that already solves the step takes no Newton iteration,
+// and since J^{-1} <= dt in the max norm, the error of u^n is then about tol times its size);
+// linear solver: 1D, preonly with the exact distributed tridiagonal PC "fracmfg_tridiag"
+// (la/tridiag_pc.hpp); 2D, GMRES + block Jacobi/ILU(0) with rtol 1e-10.
 //
 // Collectivity: everything is collective on the model's communicator.
 
@@ -40,8 +41,9 @@ class HjbSolver {
   /// Solves one step: on entry u holds the initial guess, on return u^n. u_next is u^{n+1},
   /// rhs the right-hand side (global Vecs of model.dm()). Returns the Newton iterations.
   /// Throws core::CollectiveError (exit code numerical) on every rank when Newton fails
-  /// (the message names the SNES reason); `where` is prefixed to that message.
-  int step(Vec u_next, Vec rhs, Vec u, const char* where = "HJB step");
+  /// (the message names the SNES reason); `where` is prefixed to that message. `tolerance`
+  /// is the relative residual tolerance described in the header comment.
+  int step(Vec u_next, Vec rhs, Vec u, const char* where = "HJB step", double tolerance = 1e-12);
 
   /// The residual of the step at u (for tests).
   void residual(Vec u_next, Vec rhs, Vec u, Vec r);
@@ -59,9 +61,9 @@ class HjbSolver {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Sets the default linear solver of the mfg solvers on ksp: in 1D preonly with LU on one
-/// rank, redundant LU on several (or the fracmfg_tridiag PC when available); in 2D GMRES with
-/// block Jacobi/ILU(0), relative tolerance rtol. Not collective beyond the KSP's calls.
+/// Sets the default linear solver of the mfg solvers on ksp: in 1D preonly with the
+/// fracmfg_tridiag PC (registered here); in 2D GMRES with block Jacobi/ILU(0), relative
+/// tolerance rtol. Not collective beyond the KSP's calls.
 void set_default_linear_solver(KSP ksp, int dim, double rtol);
 
 }  // namespace fracmfg::mfg

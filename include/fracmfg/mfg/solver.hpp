@@ -17,7 +17,9 @@
 // iteration.damping, fictitious_play -> 1/(k+1); theta_0 = 1 in both, so the first
 // iteration replaces the arbitrary start):
 //   1. HJB backward: u~^{N} = G + g M^N; for n = N-1..0 solve the implicit step with
-//      rhs = F(x, M^{n+1}) + f_u(t_n), Newton started from U^n (from u~^{n+1} when k = 0);
+//      rhs = F(x, M^{n+1}) + f_u(t_n), Newton started from U^n (from u~^{n+1} when k = 0,
+//      or while the last change of u is above 1e-2 and u~^{n+1} has the smaller residual),
+//      to the relative tolerance clamp(1e-3 x the last change, 1e-12, 1e-6) (HjbSolver::step);
 //      after each level U^n <- (1 - theta) U^n + theta u~^n.
 //   2. Fokker-Planck forward with the updated U: m~^0 = m0, m~^{n+1} = FP(U^n, m~^n);
 //      after each level M^{n+1} <- (1 - theta) M^{n+1} + theta m~^{n+1}.

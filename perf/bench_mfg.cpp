@@ -1,0 +1,155 @@
+// End-to-end timings of the MFG solver (finite differences): set-up, time per outer
+// iteration and total time to convergence, on any number of ranks.
+//
+//   bench_mfg -problem crowd1d -points 51 -steps 51 -reps 20      # the 51 x 51 problem
+//   bench_mfg -problem crowd1d -points 10000 -steps 1000 -tol 1e-6
+//   mpiexec -n 2 bench_mfg -problem crowd2d -points 256 -steps 100 -tol 1e-5
+//   perf/mfg_scaling.sh                                           # the whole table
+//
+// Options: -problem crowd1d | crowd2d, -points N (per axis), -steps N_t, -tol, -damping,
+// -anderson p, -max_it, -reps (solves timed; the minimum and median are printed), and any
+// PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games of
+// inputs/crowd_1d.yaml (periodic, log coupling) and inputs/crowd_2d.yaml (reflecting, log
+// coupling, obstacle potential) on the given grid.
+#include <mpi.h>
+#include <petscsys.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/environment.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/io/deck.hpp"
+#include "fracmfg/mfg/solver.hpp"
+
+namespace {
+
+std::string option_string(const char* name, const char* fallback) {
+  char buf[256] = "";
+  PetscBool set = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(PetscOptionsGetString(nullptr, nullptr, name, buf, sizeof buf, &set));
+  return set ? std::string(buf) : std::string(fallback);
+}
+
+PetscInt option_int(const char* name, PetscInt fallback) {
+  PetscInt v = fallback;
+  FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, nullptr, name, &v, nullptr));
+  return v;
+}
+
+double option_real(const char* name, double fallback) {
+  PetscReal v = fallback;
+  FRACMFG_PETSC_CHECK(PetscOptionsGetReal(nullptr, nullptr, name, &v, nullptr));
+  return v;
+}
+
+std::string real(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string deck(const std::string& problem, const std::string& coupling, PetscInt points,
+                 PetscInt steps, double tol, double damping, PetscInt anderson, PetscInt max_it) {
+  const std::string n = std::to_string(points);
+  const std::string iteration =
+      "  iteration: {damping: " + real(damping) + ", anderson: " + std::to_string(anderson) +
+      ", tolerance: " + real(tol) + ", max_iterations: " + std::to_string(max_it) + "}\n";
+  if (problem == "crowd2d") {
+    return "problem: mfg\nmfg:\n"
+           "  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
+           "  grid: {points: [" +
+           n + ", " + n + "]}\n  time: {horizon: 1.0, steps: " + std::to_string(steps) +
+           "}\n"
+           "  diffusion: 0.01\n"
+           "  coupling: {type: log, potential: "
+           "\"50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))\"}\n"
+           "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)\"\n"
+           "  terminal_cost: \"5*(x-0.9)^2\"\n" +
+           iteration;
+  }
+  return "problem: mfg\nmfg:\n"
+         "  domain: {length: [1.0], boundary: periodic}\n"
+         "  grid: {points: [" +
+         n + "]}\n  time: {horizon: 1.0, steps: " + std::to_string(steps) +
+         "}\n"
+         "  diffusion: 0.05\n"
+         "  coupling: {type: " +
+         coupling +
+         ", potential: \"0.5*cos(2*pi*x)\"}\n"
+         "  initial_density: \"exp(-(x-0.3)^2/0.005)\"\n" +
+         iteration;
+}
+
+int run(fracmfg::core::Environment& env) {
+  const std::string problem = option_string("-problem", "crowd1d");
+  const PetscInt points = option_int("-points", problem == "crowd2d" ? 256 : 51);
+  const PetscInt steps = option_int("-steps", problem == "crowd2d" ? 100 : 51);
+  const double tol = option_real("-tol", 1e-8);
+  const double damping = option_real("-damping", 0.5);
+  const PetscInt anderson = option_int("-anderson", 0);
+  const PetscInt max_it = option_int("-max_it", 500);
+  const PetscInt reps = option_int("-reps", 1);
+  const auto cfg =
+      fracmfg::io::Deck::from_string(deck(problem, option_string("-coupling", "log"), points, steps,
+                                          tol, damping, anderson, max_it),
+                                     "bench.yaml")
+          .mfg();
+
+  std::vector<double> setup, total, per_iteration, cpu_total;
+  int iterations = 0;
+  bool converged = false;
+  for (PetscInt r = 0; r < reps; ++r) {
+    MPI_Barrier(env.comm());
+    const double t0 = MPI_Wtime();
+    fracmfg::mfg::Solver solver(env.comm(), cfg, nullptr, env.log());
+    MPI_Barrier(env.comm());
+    const double t1 = MPI_Wtime();
+    const std::clock_t c1 = std::clock();
+    const auto result = solver.solve();
+    const double t2 = MPI_Wtime();
+    double cpu = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+    MPI_Allreduce(MPI_IN_PLACE, &cpu, 1, MPI_DOUBLE, MPI_MAX, env.comm());
+    cpu_total.push_back(cpu);
+    setup.push_back(t1 - t0);
+    total.push_back(t2 - t1);
+    iterations = result.iterations;
+    converged = result.converged;
+    per_iteration.push_back((t2 - t1) / std::max(1, result.iterations));
+  }
+  auto stats = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return std::make_pair(v.front(), v[v.size() / 2]);
+  };
+  const auto [setup_min, setup_med] = stats(setup);
+  const auto [total_min, total_med] = stats(total);
+  const auto [iter_min, iter_med] = stats(per_iteration);
+  const auto [cpu_min, cpu_med] = stats(cpu_total);
+  if (env.rank() == 0) {
+    std::printf(
+        "mfg %s %s%ld x %ld steps, %d rank(s), tol %.0e, damping %.2f, anderson %ld: %s after %d "
+        "iterations\n"
+        "  set-up %.4f s (median %.4f), solve %.4f s (median %.4f), per iteration %.5f s "
+        "(median %.5f), %ld rep(s)\n"
+        "  solve CPU time (max over ranks) %.4f s (median %.4f)\n",
+        problem.c_str(), problem == "crowd2d" ? (std::to_string(points) + " x ").c_str() : "",
+        static_cast<long>(points), static_cast<long>(steps), env.size(), tol, damping,
+        static_cast<long>(anderson), converged ? "converged" : "NOT converged", iterations,
+        setup_min, setup_med, total_min, total_med, iter_min, iter_med, static_cast<long>(reps),
+        cpu_min, cpu_med);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fracmfg::core::EnvironmentOptions opts;
+  opts.log_level = fracmfg::core::LogLevel::warn;
+  return fracmfg::core::guarded_main(
+      argc, argv, [](fracmfg::core::Environment& env) { return run(env); }, opts);
+}
