@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/h5_writer.hpp"
 
@@ -93,6 +94,14 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
       s.write_checkpoint(output.checkpoint_file);
       summary.checkpoint = output.checkpoint_file;
       ++summary.checkpoints;
+    }
+    // A stop signal (batch time limit): checkpoint, keep the fields written so far, leave.
+    if (!s.done() && core::stop_requested(comm)) {
+      s.write_checkpoint(output.checkpoint_file);
+      core::collective(comm, [&] { out->commit(); });
+      log.info("fpde: stopped by a signal at step ", s.step(), "; wrote ", summary.outputs,
+               " fields to ", summary.file);
+      throw core::Interrupted(s.step(), output.checkpoint_file);
     }
   });
   // A stopped run leaves a checkpoint at its last step (unless a regular one is there).

@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/frac/fpde_run.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
 #include "fracmfg/frac/riesz_shell.hpp"
@@ -315,6 +317,21 @@ TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
   EXPECT_EQ(second.first_step, 7);
   EXPECT_EQ(second.last_step, 12);
 
+  // A stop signal after the first step: checkpoint, fields so far, Interrupted; the
+  // continuation then ends like the others.
+  frac::FpdeRunOptions sig;
+  sig.output_file = dir + "/signalled.h5";
+  if (world_rank() == world_size() - 1) core::request_stop(SIGUSR1);
+  EXPECT_THROW(frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, sig), core::Interrupted);
+  core::clear_stop_request();
+  frac::FpdeRunOptions after;
+  after.output_file = dir + "/after.h5";
+  after.restart = dir + "/run.chk.h5";
+  const auto resumed = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, after);
+  EXPECT_EQ(resumed.first_step, 1);
+  io::H5Reader signalled(PETSC_COMM_WORLD, dir + "/signalled.h5");
+  EXPECT_EQ(signalled.field_steps("u"), (std::vector<std::int64_t>{0}));
+
   io::H5Reader a(PETSC_COMM_WORLD, dir + "/full.h5");
   io::H5Reader b(PETSC_COMM_WORLD, dir + "/second.h5");
   EXPECT_EQ(b.field_steps("u"), (std::vector<std::int64_t>{7, 9, 12}));
@@ -329,12 +346,16 @@ TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
   Vec y = nullptr;
   DMCreateGlobalVector(da, &x);
   DMCreateGlobalVector(da, &y);
+  io::H5Reader c(PETSC_COMM_WORLD, dir + "/after.h5");
   for (std::int64_t step : {9, 12}) {
     a.read_field(io::field_dataset_path("u", step), da, x);
     b.read_field(io::field_dataset_path("u", step), da, y);
     PetscBool same = PETSC_FALSE;
     VecEqual(x, y, &same);
     EXPECT_TRUE(same) << "step " << step;
+    c.read_field(io::field_dataset_path("u", step), da, y);
+    VecEqual(x, y, &same);
+    EXPECT_TRUE(same) << "step " << step << " after the signal";
   }
   VecDestroy(&x);
   VecDestroy(&y);

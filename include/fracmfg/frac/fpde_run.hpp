@@ -12,7 +12,10 @@
 //   4. the time loop with a progress line at info level at most every progress_interval
 //      seconds, a checkpoint every output.checkpoint_every steps (io::CheckpointWriter,
 //      output.checkpoint_file, with the history state), and an early stop after stop_at
-//      steps (a checkpoint is written there: the run can be continued);
+//      steps (a checkpoint is written there: the run can be continued); a stop signal
+//      (core/interrupt.hpp: SIGUSR1, SIGTERM, SIGINT) is checked after every step, and leads
+//      to a checkpoint, the output file committed with the fields so far and
+//      core::Interrupted (the driver's exit code 75);
 //   5. commit (the file appears atomically) and a summary line.
 //
 // Collective on comm. Errors: the solver's (NumericalError on every rank), IoError and
