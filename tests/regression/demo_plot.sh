@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# demo_plot.sh WORKDIR DECK FRACMFG MPIRUN...
+# The demo path as a user takes it: run the deck on 2 ranks, draw the result with
+# scripts/plot, then check the picture: a PNG of a sensible size that is not blank (many
+# distinct colours, the heat maps' pixels vary).
+set -euo pipefail
+work=$1 deck=$2 fracmfg=$3
+shift 3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+"$@" 2 "$fracmfg" run "$deck"
+out=$("$fracmfg" validate --resolved "$deck" | /usr/bin/python3 -c '
+import sys, yaml; print(yaml.safe_load(sys.stdin)["output"]["file"])')
+"$top/scripts/plot" "$out" -o picture.png
+/usr/bin/python3 - picture.png <<'PY'
+import sys
+import matplotlib.image as mpimg
+import numpy as np
+img = mpimg.imread(sys.argv[1])
+h, w = img.shape[:2]
+rgb = img[..., :3].reshape(-1, 3)
+colours = len(np.unique((rgb * 255).astype(np.uint8), axis=0))
+spread = float(rgb.std())
+print(f"demo_plot: {w}x{h} pixels, {colours} colours, std {spread:.3f}")
+assert w >= 600 and h >= 400, "picture too small"
+assert colours >= 200, "picture looks blank (too few colours)"
+assert spread > 0.05, "picture looks blank (no contrast)"
+PY
