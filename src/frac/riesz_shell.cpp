@@ -165,8 +165,13 @@ Mat RieszShell::matrix() const {
   return impl_->mat;
 }
 void RieszShell::set_coefficients(double sigma, double kappa) {
+  if (sigma == impl_->sigma && kappa == impl_->kappa) return;
   impl_->sigma = sigma;
   impl_->kappa = kappa;
+  // New values of the operator: an assembly marks the matrix as changed, so a PC built from
+  // it (Jacobi, ...) is set up again.
+  FRACMFG_PETSC_CHECK(MatAssemblyBegin(impl_->mat, MAT_FINAL_ASSEMBLY));
+  FRACMFG_PETSC_CHECK(MatAssemblyEnd(impl_->mat, MAT_FINAL_ASSEMBLY));
 }
 double RieszShell::sigma() const {
   return impl_->sigma;

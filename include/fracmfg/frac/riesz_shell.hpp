@@ -48,7 +48,8 @@ class RieszShell {
 
   /// The MATSHELL (owned by this object).
   Mat matrix() const;
-  /// Coefficients of the matrix and of the preconditioner. Not collective (set the same
+  /// Coefficients of the matrix and of the preconditioner; a change marks the matrix as
+  /// modified (an assembly), so PCs built from it are set up again. Collective (the same
   /// values on every rank).
   void set_coefficients(double sigma, double kappa);
   double sigma() const;
