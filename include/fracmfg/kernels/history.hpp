@@ -88,7 +88,7 @@ struct HistoryOptions {
   int cuda_device = 0;  ///< runtime device index for history_fft_cuda
   /// Doubles of padded signal (components x L) transformed per batch; larger batches are
   /// split into chunks of components. The host path keeps about 4x this much scratch.
-  std::int64_t max_batch_doubles = std::int64_t{1} << 21;
+  std::int64_t max_batch_doubles = std::int64_t{1} << 15;
 };
 
 /// Cached FFTW plans and scratch arrays of the host FFT path (grown on demand, kept for the

@@ -27,6 +27,7 @@ using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
 
 constexpr int kPack = 8;  // components per work item of the direct sum
+constexpr int kTile = 8;  // components per work item of the FFT path's transposes
 
 std::string str(std::int64_t v) {
   return std::to_string(v);
@@ -258,25 +259,27 @@ void history_fft_host(const HistoryBlock& b, const HistorySpectra& s, HistoryWor
     double* spectrum = reinterpret_cast<double*>(impl.spectrum.get());
     double* product = reinterpret_cast<double*>(impl.product.get());
     const double* signal = b.signal + c0;
-    Kokkos::parallel_for("fracmfg::history_pad_host", HostPolicy(0, cc * length),
-                         [=](const std::int64_t e) {
-                           detail::history_pad_item(e, length, m, stride, signal, padded);
-                         });
+    const std::int64_t tiles = (cc + kTile - 1) / kTile;
+    Kokkos::parallel_for(
+        "fracmfg::history_pad_host", HostPolicy(0, tiles), [=](const std::int64_t q) {
+          const int count = static_cast<int>(std::min<std::int64_t>(kTile, cc - q * kTile));
+          detail::history_pad_tile<kTile>(q * kTile, count, length, m, stride, signal, padded);
+        });
     fftw_execute_dft_r2c(plans.forward.get(), padded, impl.spectrum.get());
     for (int r = 0; r < b.rules; ++r) {
       const double* weights = s.spectrum[r];
-      Kokkos::parallel_for("fracmfg::history_multiply_host", HostPolicy(0, cc * frequencies),
-                           [=](const std::int64_t e) {
-                             detail::history_multiply_item(e, frequencies, spectrum, weights,
-                                                           product);
-                           });
+      Kokkos::parallel_for(
+          "fracmfg::history_multiply_host", HostPolicy(0, cc), [=](const std::int64_t i) {
+            for (std::int64_t k = 0; k < frequencies; ++k) {
+              detail::history_multiply_value(i * frequencies + k, k, spectrum, weights, product);
+            }
+          });
       fftw_execute_dft_c2r(plans.backward.get(), impl.product.get(), conv);
       double* out = b.output[r] + c0;
       Kokkos::parallel_for(
-          "fracmfg::history_extract_host", HostPolicy(0, p * cc), [=](const std::int64_t e) {
-            const std::int64_t o = e / cc;
-            const std::int64_t i = e - o * cc;
-            out[o * stride + i] += detail::history_extract_item(e, cc, length, m, conv);
+          "fracmfg::history_extract_host", HostPolicy(0, tiles), [=](const std::int64_t q) {
+            const int count = static_cast<int>(std::min<std::int64_t>(kTile, cc - q * kTile));
+            detail::history_extract_tile<kTile>(q * kTile, count, p, stride, length, m, conv, out);
           });
     }
   }
