@@ -248,3 +248,51 @@ TEST(fode_history_test, FftAndDirectHistoriesAgreeEveryStepToRelative1e11) {
                 worst_fft, worst_auto);
   }
 }
+
+TEST(fode_history_test, FftAndDirectHistoriesAgreeOnTheTestProblemsEveryStep) {
+  // The problems of fode_convergence_test: D^a y = -y, y(0) = 1, and Diethelm-Ford-Freed's
+  // nonlinear equation, for a in {0.3, 0.5, 0.8, 1.5}, both methods, N = 2000 (base block 16,
+  // FFT squares up to 1024 steps).
+  for (const bool nonlinear : {false, true}) {
+    for (const double a : {0.3, 0.5, 0.8, 1.5}) {
+      const double c1 = 40320.0 / std::tgamma(9 - a);
+      const double c2 = 3.0 * std::tgamma(5 + a / 2) / std::tgamma(5 - a / 2);
+      const double c3 = 2.25 * std::tgamma(a + 1);
+      ff::FodeRhs rhs;
+      if (nonlinear) {
+        rhs.function = [=](double t, const double* y, double* f) {
+          const double s = 1.5 * std::pow(t, a / 2) - std::pow(t, 4);
+          f[0] = c1 * std::pow(t, 8 - a) - c2 * std::pow(t, 4 - a / 2) + c3 + s * s * s -
+                 std::pow(y[0], 1.5);
+        };
+      } else {
+        rhs.function = [](double, const double* y, double* f) { f[0] = -y[0]; };
+      }
+      ff::FodeProblem p;
+      p.global_size = p.local_size = 1;
+      p.order = {a};
+      p.horizon = nonlinear ? 0.8 : 1.0;
+      p.steps = 2000;
+      p.initial = {nonlinear ? 0.0 : 1.0};
+      if (a > 1) p.initial_derivative = {0.0};
+      for (const ff::FodeMethod method : {ff::FodeMethod::abm, ff::FodeMethod::trapezoidal}) {
+        std::vector<double> y[2];
+        for (int k = 0; k < 2; ++k) {
+          ff::FodeOptions o;
+          o.method = method;
+          o.history = k == 0 ? ff::FodeHistory::direct : ff::FodeHistory::fft;
+          o.block_size = 16;
+          ff::FodeSolver s(MPI_COMM_SELF, p, rhs, o);
+          s.solve([&](const ff::FodeStepView& v) { y[k].push_back(v.y[0]); });
+        }
+        ASSERT_EQ(y[0].size(), 2001u);
+        double worst = 0.0;
+        for (std::size_t n = 1; n < y[0].size(); ++n) {
+          worst = std::max(worst, std::fabs(y[1][n] - y[0][n]) / std::fabs(y[0][n]));
+        }
+        EXPECT_LE(worst, 1e-11) << (nonlinear ? "nonlinear" : "relaxation") << " a = " << a << " "
+                                << ff::to_string(method);
+      }
+    }
+  }
+}
