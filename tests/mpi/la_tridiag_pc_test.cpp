@@ -332,6 +332,35 @@ TEST(TridiagPc, HandlesRanksWithoutRowsAndTinySystems) {
   }
 }
 
+// Matrix types other than (Seq|MPI)AIJ are read row by row (MatGetRow): a dense matrix,
+// whose entries outside the band are stored zeros.
+TEST(TridiagPc, ReadsOtherMatrixTypesRowByRow) {
+  const MPI_Comm comm = PETSC_COMM_WORLD;
+  const int p = comm_size(comm);
+  for (bool periodic : {false, true}) {
+    SCOPED_TRACE(periodic ? "periodic" : "non-periodic");
+    const System s = make_system(37, periodic, 21);
+    const std::vector<PetscInt> counts = layout(s.n, p, Layout::one_row_last);
+    const PetscInt m = counts[comm_rank(comm)];
+    la::MatHandle A;
+    FRACMFG_PETSC_CHECK(MatCreateDense(comm, m, m, s.n, s.n, nullptr, A.out()));
+    fill_matrix(A, s);
+    la::TridiagRows rows;
+    la::extract_tridiagonal(A, rows);
+    EXPECT_EQ(rows.periodic, periodic);
+    EXPECT_EQ(rows.global_size, s.n);
+    ASSERT_EQ(rows.local_size(), m);
+    for (PetscInt k = 0; k < m; ++k) {
+      const auto i = static_cast<std::size_t>(rows.first_row + k);
+      EXPECT_EQ(rows.sub[k], s.sub[i]);
+      EXPECT_EQ(rows.diag[k], s.diag[i]);
+      EXPECT_EQ(rows.super[k], s.super[i]);
+    }
+    la::KspHandle ksp = tridiag_ksp(comm, A);
+    EXPECT_LE(relative_error(ksp, A, s), exact);
+  }
+}
+
 // The direct API with the cyclic coefficients kept apart (for N <= 2 they multiply the same
 // unknown), against b computed from the global arrays.
 TEST(TridiagSolver, DirectApiSolvesCyclicSystemsOfAnySize) {
