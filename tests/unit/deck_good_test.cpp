@@ -215,7 +215,7 @@ TEST(GoodDecks, FpdeDecksHoldTheirValues) {
   EXPECT_EQ(sub.order, 0.5);
   EXPECT_EQ(sub.domain.boundary, FpdeConfig::Domain::Boundary::dirichlet);
   EXPECT_EQ(sub.grid.points, std::vector<int>{400});
-  EXPECT_EQ(sub.time.grading, 2.0);
+  EXPECT_EQ(sub.time.grading, 3.0);  // r = (2 - a) / a restores order 2 - a
   EXPECT_EQ(sub.history.method, FpdeConfig::History::Method::soe);
   EXPECT_EQ(sub.history.tolerance, 1e-10);
   EXPECT_EQ(sub.initial.text, "sin(pi*x)");
