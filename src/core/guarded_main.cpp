@@ -54,7 +54,6 @@ int guarded_main(int argc, char** argv, const std::function<int(Environment&)>& 
   try {
     Environment env(&argc, &argv, options);
     rank = env.rank();
-    InterruptGuard interrupts;  // SIGUSR1/SIGTERM/SIGINT request a checkpoint-and-stop
     try {
       return body(env);
     } catch (const Interrupted& e) {

@@ -84,7 +84,9 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   };
   write(*solver);
 
-  // 4. The time loop.
+  // 4. The time loop. While it runs, SIGUSR1/SIGTERM/SIGINT ask for a checkpoint and a
+  //    clean stop instead of ending the process.
+  core::InterruptGuard interrupts;
   const std::int64_t last =
       options.stop_at >= 0 ? std::min(options.stop_at, solver->steps()) : solver->steps();
   const int every = std::max(1, output.every);

@@ -11,7 +11,8 @@
 //
 //  - core::Interrupted (a run that wrote its checkpoint after a stop signal, thrown on every
 //    rank) is reported once and exits with ExitCode::interrupted (75), so a job script can
-//    resubmit itself. The body runs with core::InterruptGuard installed.
+//    resubmit itself. Solvers that can checkpoint on a signal install core::InterruptGuard
+//    around their time loop; elsewhere signals keep their default action (Ctrl-C stops).
 //
 // collective(comm, fn) runs fn on every rank and agrees on the outcome: if any rank throws,
 // every rank throws the same error (the one from the lowest failing rank). Use it around
