@@ -367,15 +367,14 @@ void FodeSolver::Impl::setup_history() {
       : options.history == FodeHistory::fft  ? detail::HistoryMode::fft
                                              : detail::HistoryMode::automatic;
   const std::int64_t points = steps + 1;
-  const std::int64_t padded =
-      detail::HistoryEngine::padded_points(points, mode, options.block_size);
-  const auto count = static_cast<std::size_t>(padded);
+  // Weights K(0..count-1) (kernels read K(1..count-1)).
+  const auto count = static_cast<std::size_t>(detail::HistoryEngine::weight_count(points, mode));
   c0.assign(n, 0.0);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const double a = groups[g].order;
-    // Corrector (trapezoid) weights K_c(k) = t_k, k = 0..S (Diethelm, Ford & Freed 2002,
+    // Corrector (trapezoid) weights K_c(k) = t_k (Diethelm, Ford & Freed 2002,
     // eq. (2.8) in convolution form); predictor (rectangle) weights K_p(k) = b_{k-1}.
-    std::vector<double> kc = rl_trapezoid_weights(a, h, count + 1);
+    std::vector<double> kc = rl_trapezoid_weights(a, h, count);
     groups[g].c0 = kc[0];
     auto& corr = groups[g].start_correction;
     corr.assign(static_cast<std::size_t>(steps + 1), 0.0);
@@ -384,8 +383,8 @@ void FodeSolver::Impl::setup_history() {
       corr[si] = rl_trapezoid_start_weight(a, h, si) - kc[si];
     }
     if (rules == 2) {
-      const std::vector<double> b = rl_rectangle_weights(a, h, count);
-      std::vector<double> kp(count + 1, 0.0);
+      const std::vector<double> b = rl_rectangle_weights(a, h, count - 1);
+      std::vector<double> kp(count, 0.0);
       std::copy(b.begin(), b.end(), kp.begin() + 1);
       hist[g].weights[0] = std::move(kp);
       hist[g].weights[1] = std::move(kc);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/frac/convolution.hpp"
 
 namespace fracmfg::frac::detail {
 
@@ -40,6 +41,11 @@ std::int64_t HistoryEngine::padded_points(std::int64_t points, HistoryMode mode,
   return s;
 }
 
+std::int64_t HistoryEngine::weight_count(std::int64_t points, HistoryMode mode) {
+  if (mode == HistoryMode::direct) return std::max<std::int64_t>(points, 1) + 1;
+  return static_cast<std::int64_t>(frac::next_fast_fft_size(static_cast<std::size_t>(points))) + 1;
+}
+
 HistoryEngine::HistoryEngine(std::int64_t points, std::int64_t components, int rules,
                              HistoryMode mode, std::int64_t block, std::vector<HistoryGroup> groups,
                              exec::Selector* selector, kernels::HistoryOptions kernel_options)
@@ -57,15 +63,16 @@ HistoryEngine::HistoryEngine(std::int64_t points, std::int64_t components, int r
   if (rules != 1 && rules != 2) throw Error("HistoryEngine: rules must be 1 or 2");
   if (block < 1) throw Error("HistoryEngine: the base block must be >= 1");
   std::int64_t covered = 0;
+  const std::int64_t needed = weight_count(points, mode);
   for (const HistoryGroup& g : groups_) {
     if (g.begin != covered || g.end < g.begin) {
       throw Error("HistoryEngine: groups must cover the components in order");
     }
     covered = g.end;
     for (int r = 0; r < rules; ++r) {
-      if (static_cast<std::int64_t>(g.weights[r].size()) < padded_ + 1) {
+      if (static_cast<std::int64_t>(g.weights[r].size()) < needed) {
         throw Error("HistoryEngine: a group holds " + std::to_string(g.weights[r].size()) +
-                    " weights, " + std::to_string(padded_ + 1) + " are needed");
+                    " weights, " + std::to_string(needed) + " are needed");
       }
     }
   }
@@ -135,21 +142,26 @@ void HistoryEngine::base_block(std::int64_t lo, std::int64_t hi,
   }
 }
 
-const std::vector<double>& HistoryEngine::spectrum(std::size_t group, int rule, std::int64_t m) {
-  std::size_t level = 0;
-  for (std::int64_t s = block_; s < m; s *= 2) ++level;
-  auto& levels = spectra_[group][static_cast<std::size_t>(rule)];
-  if (levels.size() <= level) levels.resize(level + 1);
-  if (levels[level].empty()) {
-    levels[level] = kernels::history_spectrum(groups_[group].weights[rule].data(), 2 * m);
+const std::vector<double>& HistoryEngine::spectrum(std::size_t group, int rule,
+                                                   std::int64_t length) {
+  auto& cache = spectra_[group][static_cast<std::size_t>(rule)];
+  auto it = cache.find(length);
+  if (it == cache.end()) {
+    it =
+        cache
+            .emplace(length, kernels::history_spectrum(groups_[group].weights[rule].data(), length))
+            .first;
   }
-  return levels[level];
+  return it->second;
 }
 
 void HistoryEngine::add_square(std::int64_t lo, std::int64_t m, std::int64_t p) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::int64_t mid = lo + m;
-  const std::int64_t length = 2 * m;
+  // The shortest fast length without wrap-around in the wanted outputs (kernels/history.hpp):
+  // 2m for a full square of a power-of-two base block, less for the last, partial squares.
+  const std::int64_t length =
+      static_cast<std::int64_t>(frac::next_fast_fft_size(static_cast<std::size_t>(m + p - 1)));
   const double log_length = std::log2(static_cast<double>(length));
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     const HistoryGroup& g = groups_[gi];
@@ -176,7 +188,7 @@ void HistoryEngine::add_square(std::int64_t lo, std::int64_t m, std::int64_t p) 
     }
     kernels::HistorySpectra s;
     s.fft_length = length;
-    for (int r = 0; r < rules_; ++r) s.spectrum[r] = spectrum(gi, r, m).data();
+    for (int r = 0; r < rules_; ++r) s.spectrum[r] = spectrum(gi, r, length).data();
     if (selector_ == nullptr) {
       kernels::history_fft_host(b, s, workspace_);
     } else {

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -36,7 +37,7 @@ enum class HistoryMode { direct, fft, automatic };
 struct HistoryGroup {
   std::int64_t begin = 0;  ///< first internal column
   std::int64_t end = 0;    ///< one past the last
-  /// K_r(k) for k = 0..padded_points(P, block) (K_r(0) unused), one vector per rule.
+  /// K_r(k) for k < weight_count(P, mode, block) (K_r(0) unused), one vector per rule.
   std::vector<double> weights[2];
 };
 
@@ -57,8 +58,12 @@ class HistoryEngine {
                 kernels::HistoryOptions kernel_options = {});
 
   /// S = block 2^Q, the smallest such value >= points (points itself for mode direct): the
-  /// weights must hold K_r(0..S).
+  /// extent of the recursive splitting.
   static std::int64_t padded_points(std::int64_t points, HistoryMode mode, std::int64_t block);
+  /// How many weights K_r(0..) each group must hold: P for the direct sums, and up to the
+  /// FFT length of the largest square, next_fast_fft_size(P) (a square of m rows with p
+  /// outputs uses L = next_fast_fft_size(m + p - 1) <= that).
+  static std::int64_t weight_count(std::int64_t points, HistoryMode mode);
 
   /// Calls step(n) for n = 0..P-1 in order. On entry to step(n), history(r, n) is complete;
   /// step(n) must fill f_row(n). Resets the sums first, so run() may be called again.
@@ -81,7 +86,9 @@ class HistoryEngine {
   void run_block(std::int64_t lo, std::int64_t size, const std::function<void(std::int64_t)>& step);
   void base_block(std::int64_t lo, std::int64_t hi, const std::function<void(std::int64_t)>& step);
   void add_square(std::int64_t lo, std::int64_t m, std::int64_t p);
-  const std::vector<double>& spectrum(std::size_t group, int rule, std::int64_t m);
+  /// The spectrum of K_r(1..L) of a group (history_spectrum), computed once per (group,
+  /// rule, L).
+  const std::vector<double>& spectrum(std::size_t group, int rule, std::int64_t length);
   kernels::HistoryBlock block_of(const HistoryGroup& g, std::int64_t lo, std::int64_t m,
                                  std::int64_t n0, std::int64_t p);
 
@@ -97,8 +104,8 @@ class HistoryEngine {
   kernels::HistoryWorkspace workspace_;
   std::vector<double> f_;
   std::vector<double> sums_[2];
-  /// spectra_[group][rule][level]: spectrum of the square size block 2^level (L = 2 m).
-  std::vector<std::vector<std::vector<std::vector<double>>>> spectra_;
+  /// spectra_[group][rule]: spectra by FFT length.
+  std::vector<std::vector<std::map<std::int64_t, std::vector<double>>>> spectra_;
   HistoryCounters counters_;
 };
 

@@ -139,7 +139,7 @@ TEST(fode_history_test, NestedEngineEqualsNaiveSumEveryStepInEveryMode) {
   const std::int64_t block = 8;
   for (const fd::HistoryMode mode :
        {fd::HistoryMode::direct, fd::HistoryMode::fft, fd::HistoryMode::automatic}) {
-    const std::int64_t padded = fd::HistoryEngine::padded_points(points, mode, block);
+    const std::int64_t count = fd::HistoryEngine::weight_count(points, mode);
     std::vector<fd::HistoryGroup> groups(2);
     groups[0].begin = 0;
     groups[0].end = 2;
@@ -148,9 +148,9 @@ TEST(fode_history_test, NestedEngineEqualsNaiveSumEveryStepInEveryMode) {
     const double orders[2] = {0.3, 1.7};
     for (int g = 0; g < 2; ++g) {
       groups[static_cast<std::size_t>(g)].weights[0] =
-          ff::rl_rectangle_weights(orders[g], 1e-2, static_cast<std::size_t>(padded + 1));
+          ff::rl_rectangle_weights(orders[g], 1e-2, static_cast<std::size_t>(count));
       groups[static_cast<std::size_t>(g)].weights[1] =
-          trapezoid(orders[g], static_cast<std::size_t>(padded + 1));
+          trapezoid(orders[g], static_cast<std::size_t>(count));
     }
     const auto kernel = [&](int g, int r, std::int64_t k) {
       return groups[static_cast<std::size_t>(g)].weights[r][static_cast<std::size_t>(k)];
