@@ -13,6 +13,8 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/exec/hardware.hpp"
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/mittag_leffler.hpp"
 
 namespace ff = fracmfg::frac;
@@ -330,4 +332,39 @@ TEST(fode_solver_test, DirectHistoryUsesOneBlockAndNoFft) {
   EXPECT_GT(sf.fft_squares, 10);
   EXPECT_EQ(sf.direct_squares, 0);
   EXPECT_NEAR(s.solution()[0], f.solution()[0], 1e-13);
+}
+
+TEST(fode_solver_test, FftSquaresRunThroughTheSelectorAsKernelHistoryFft) {
+  // 200 components of the relaxation equation with different rates; the selector (no GPU
+  // here, or FRACMFG_BACKEND=cpu) places every FFT square and records it under "history_fft".
+  namespace fe = fracmfg::exec;
+  fe::SelectorConfig config;
+  config.backend = fe::BackendChoice::cpu;
+  config.persist = false;
+  config.use_environment = false;
+  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), config);
+  const PetscInt d = 200;
+  ff::FodeProblem p = problem({0.6}, 500, 1.0);
+  p.global_size = p.local_size = d;
+  p.initial = {1.0};
+  ff::FodeRhs rhs;
+  rhs.pointwise = [](double, PetscInt first, std::size_t n, const double* y, double* g) {
+    for (std::size_t k = 0; k < n; ++k) g[k] = -0.01 * static_cast<double>(first + k) * y[k];
+  };
+  ff::FodeOptions o;
+  o.history = ff::FodeHistory::fft;
+  o.block_size = 16;
+  ff::FodeSolver with(MPI_COMM_SELF, p, rhs, o, &selector);
+  const ff::FodeStats stats = with.solve();
+  const fe::KernelId id = selector.kernel("history_fft");
+  EXPECT_EQ(static_cast<std::int64_t>(selector.stats(id, fe::Backend::host).calls),
+            stats.fft_squares);
+  EXPECT_GT(stats.fft_squares, 0);
+  ff::FodeSolver without(MPI_COMM_SELF, p, rhs, o);
+  without.solve();
+  for (PetscInt i = 0; i < d; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    EXPECT_EQ(with.solution()[k], without.solution()[k]);
+    EXPECT_NEAR(with.solution()[k], ff::mittag_leffler(-0.01 * i, 0.6), 1e-4);
+  }
 }
