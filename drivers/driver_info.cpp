@@ -11,26 +11,53 @@
 #include <vector>
 
 #include "fracmfg/config.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/exec/cuda_devices.hpp"
+#include "fracmfg/exec/hardware.hpp"
+#include "fracmfg/exec/selector.hpp"
 
 namespace fracmfg::driver {
 
 namespace {
-std::string this_rank_view(const core::Environment& env) {
-  char host[256] = {0};
-  gethostname(host, sizeof(host) - 1);
+// What this rank sees and would decide: its hardware (probed, or described by a YAML file),
+// the GPU placement gives it, and the CPU/GPU crossover of every kernel the performance
+// model has measurements for (from earlier runs with execution.learn).
+std::string this_rank_view(const core::Environment& env, const std::string& assume_hardware_file,
+                           int max_ranks_per_gpu) {
+  const bool described = !assume_hardware_file.empty();
+  exec::Hardware hw = described ? exec::Hardware::from_yaml_file(assume_hardware_file)
+                                : exec::Hardware::probe(env.comm());
+  exec::SelectorConfig config;
+  config.max_ranks_per_gpu = max_ranks_per_gpu;
+  config.activate_device = false;
+  config.learn = false;
   std::ostringstream os;
-  os << "rank " << env.rank() << " on " << host << ": " << sysconf(_SC_NPROCESSORS_ONLN)
-     << " cores, Kokkos " << core::Environment::kokkos_host_space() << " (concurrency "
-     << core::Environment::kokkos_host_concurrency() << ")";
-  const exec::CudaStatus cuda = exec::probe_cuda();
-  if (cuda.devices.empty()) {
-    os << ", no GPU (" << cuda.status << ")";
+  os << "rank " << env.rank() << (described ? " (described by " + assume_hardware_file + ")" : "")
+     << ":\n";
+  std::istringstream lines(hw.describe());
+  for (std::string line; std::getline(lines, line);) os << "    " << line << '\n';
+  exec::Selector selector(std::move(hw), config, core::Logger());
+  os << "    placement: " << exec::to_string(selector.device())
+     << (selector.cuda_usable() ? " (" + selector.device_name() + ")" : "") << '\n';
+  // Copy the model so that registering kernel names here leaves nothing behind.
+  const exec::PerfModel model = selector.model();
+  if (model.kernel_count() == 0) {
+    os << "    performance model: no measurements yet (" << selector.perf_directory()
+       << "); runs with execution.learn: true record them";
   } else {
-    for (const auto& d : cuda.devices) {
-      os << "\n    GPU " << d.id << ": " << d.name << ", compute " << d.cc_major << '.'
-         << d.cc_minor << ", " << d.multiprocessors << " SMs, " << d.free_memory / (1 << 20) << '/'
-         << d.total_memory / (1 << 20) << " MiB free";
+    os << "    performance model (" << selector.perf_directory() << "):";
+    for (std::size_t k = 0; k < model.kernel_count(); ++k) {
+      const exec::KernelId id{static_cast<std::uint32_t>(k)};
+      os << "\n      " << model.kernel_name(id) << ": " << model.samples(id, exec::Backend::host)
+         << " host / " << model.samples(id, exec::Backend::cuda) << " cuda samples";
+      if (!selector.cuda_usable()) continue;  // no GPU on this rank: nothing to cross over
+      if (model.samples(id, exec::Backend::cuda) == 0) {
+        os << ", cuda not measured yet";
+      } else if (const auto n = model.crossover(id)) {
+        os << ", GPU faster above n = " << static_cast<long long>(*n);
+      } else {
+        os << ", no crossover (one backend wins at every size)";
+      }
     }
   }
   return os.str();
@@ -64,9 +91,12 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
 }
 }  // namespace
 
-int print_info(core::Environment& env, const std::string& assume_hardware_file) {
-  (void)assume_hardware_file;
-  const auto views = gather_strings(env.comm(), this_rank_view(env));
+int print_info(core::Environment& env, const std::string& assume_hardware_file,
+               int max_ranks_per_gpu) {
+  std::string view;
+  core::collective(env.comm(),
+                   [&] { view = this_rank_view(env, assume_hardware_file, max_ranks_per_gpu); });
+  const auto views = gather_strings(env.comm(), view);
   if (env.rank() != 0) return 0;
   char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;

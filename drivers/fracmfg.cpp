@@ -164,7 +164,13 @@ int main(int argc, char** argv) {
       app.add_subcommand("info", "Print build options, ranks and the hardware each rank sees");
   std::string assume_hardware;
   info->add_option("--assume-hardware", assume_hardware,
-                   "Describe hardware from a YAML file instead of probing it");
+                   "Describe hardware from a YAML file instead of probing it")
+      ->check(CLI::ExistingFile);
+  int max_ranks_per_gpu = 4;
+  info->add_option("--max-ranks-per-gpu", max_ranks_per_gpu,
+                   "Ranks allowed per GPU for the placement shown (deck: "
+                   "execution.max_ranks_per_gpu)")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -192,7 +198,7 @@ int main(int argc, char** argv) {
 
   return fracmfg::core::guarded_main(petsc_argc, petsc_argv.data(), [&](Environment& env) {
     if (validate->parsed()) return cmd_validate(env, deck_path, print_resolved);
-    if (info->parsed()) return fracmfg::driver::print_info(env, assume_hardware);
+    if (info->parsed()) return fracmfg::driver::print_info(env, assume_hardware, max_ranks_per_gpu);
     return cmd_run(env, deck_path);
   });
 }
