@@ -1,7 +1,7 @@
 #include "mfg/forward.hpp"
 
-#include "fracmfg/core/error.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
+#include "fracmfg/mfg/particles.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -20,16 +20,26 @@ class FdmForward final : public ForwardMethod {
   FokkerPlanckFdm fp_;
 };
 
+class ParticleForward final : public ForwardMethod {
+ public:
+  ParticleForward(const Model& model, exec::Selector* selector, core::Logger log)
+      : particles_(model, selector, log) {}
+  void begin() override { particles_.begin(); }
+  void advance(int n, Vec u, Vec, Vec m_next) override { particles_.step(n, u, m_next); }
+
+ private:
+  ParticleFokkerPlanck particles_;
+};
+
 }  // namespace
 
-std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector) {
-  (void)selector;
+std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector,
+                                                   core::Logger log) {
   using Method = io::MfgConfig::FokkerPlanck::Method;
-  switch (model.config().fokker_planck.method) {
-    case Method::fdm: return std::make_unique<FdmForward>(model);
-    case Method::particles: break;
+  if (model.config().fokker_planck.method == Method::particles) {
+    return std::make_unique<ParticleForward>(model, selector, log);
   }
-  throw NotCompiled("mfg.fokker_planck.method particles", {"fdm"});
+  return std::make_unique<FdmForward>(model);
 }
 
 }  // namespace fracmfg::mfg::detail

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "fracmfg/core/logger.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/mfg/model.hpp"
 
@@ -22,6 +23,7 @@ class ForwardMethod {
 };
 
 /// The method the model's config asks for. Collective.
-std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector);
+std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector,
+                                                   core::Logger log);
 
 }  // namespace fracmfg::mfg::detail

@@ -462,7 +462,7 @@ Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selec
   d.model = std::make_unique<Model>(comm, config);
   d.hjb = std::make_unique<HjbSolver>(*d.model);
   d.coupling = std::make_unique<Coupling>(*d.model, selector);
-  d.forward = detail::make_forward_method(*d.model, selector);
+  d.forward = detail::make_forward_method(*d.model, selector, log);
   d.levels = d.model->steps() + 1;
   DM dm = d.model->dm();
   d.x = make_state(dm, d.levels);
