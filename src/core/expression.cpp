@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/text.hpp"
+
 namespace fracmfg::core {
 
 ExpressionError::ExpressionError(std::string expression, int position, const std::string& message)
@@ -46,23 +48,7 @@ bool is_name(const std::string& s) {
   });
 }
 
-// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  const std::size_t n = a.size(), m = b.size();
-  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= n; ++i) {
-    for (std::size_t j = 1; j <= m; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[n][m];
-}
+using ::fracmfg::detail::edit_distance;
 
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
