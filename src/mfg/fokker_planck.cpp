@@ -20,6 +20,7 @@ struct FokkerPlanckFdm::Impl {
   detail::KspPtr ksp;
   detail::GhostBox gb;
   std::unique_ptr<detail::RowIndices> indices;
+  std::vector<double> values;
   bool nonzero_guess = false;
 
   explicit Impl(const Model& m) : model(m) {}
@@ -44,23 +45,20 @@ struct FokkerPlanckFdm::Impl {
     detail::ReadArray rl(rows_local.get());
     const double* rows = rl.get();
     const PetscInt n = indices->count();
-    PetscScalar vals[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
     for (PetscInt k = 0; k < n; ++k) {
       const detail::Neighbours& nb = indices->neighbours(k);
-      // Column order of RowIndices::columns: self, west, east, south, north; a folded
-      // (mirrored) neighbour has column -1 and its value is ignored.
-      vals[0] = rows[nb.self * nc + detail::kDiag];
-      vals[1] = rows[nb.west * nc + detail::kEast];
-      vals[2] = rows[nb.east * nc + detail::kWest];
+      // The layout of the COO pattern: self, west, east(, south, north); a folded (mirrored)
+      // neighbour's value is ignored.
+      double* v = values.data() + k * nc;
+      v[detail::kDiag] = rows[nb.self * nc + detail::kDiag];
+      v[detail::kWest] = rows[nb.west * nc + detail::kEast];
+      v[detail::kEast] = rows[nb.east * nc + detail::kWest];
       if (nc == 5) {
-        vals[3] = rows[nb.south * nc + detail::kNorth];
-        vals[4] = rows[nb.north * nc + detail::kSouth];
+        v[detail::kSouth] = rows[nb.south * nc + detail::kNorth];
+        v[detail::kNorth] = rows[nb.north * nc + detail::kSouth];
       }
-      const PetscInt r = indices->row(k);
-      FRACMFG_PETSC_CHECK(MatSetValues(mat, 1, &r, nc, indices->columns(k), vals, INSERT_VALUES));
     }
-    FRACMFG_PETSC_CHECK(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
-    FRACMFG_PETSC_CHECK(MatAssemblyEnd(mat, MAT_FINAL_ASSEMBLY));
+    FRACMFG_PETSC_CHECK(MatSetValuesCOO(mat, values.data(), INSERT_VALUES));
   }
 };
 
@@ -74,9 +72,9 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   d.rows_local = detail::local_vec(d.cdm.get());
   d.u_local = detail::local_vec(dm);
   d.rhs = detail::global_vec(dm);
-  Mat a = nullptr;
-  FRACMFG_PETSC_CHECK(DMCreateMatrix(dm, &a));
-  d.a.reset(a);
+  d.a = d.indices->create_matrix(model.comm());
+  d.values.resize(
+      static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
   KSP k = nullptr;
   FRACMFG_PETSC_CHECK(KSPCreate(model.comm(), &k));
   d.ksp.reset(k);

@@ -16,29 +16,47 @@ GhostBox ghost_box(DM da) {
   return g;
 }
 
-RowIndices::RowIndices(const Model& model, const GhostBox& gb) {
+RowIndices::RowIndices(const Model& model, const GhostBox& gb)
+    : width_(row_components(model.grid().dim)) {
   ISLocalToGlobalMapping map = nullptr;
   FRACMFG_PETSC_CHECK(DMGetLocalToGlobalMapping(model.dm(), &map));
   const PetscInt n = model.box().count();
-  rows_.resize(static_cast<std::size_t>(n));
-  cols_.assign(static_cast<std::size_t>(5 * n), -1);
+  const PetscInt w = width_;
+  rows_.resize(static_cast<std::size_t>(w * n));
+  cols_.assign(static_cast<std::size_t>(w * n), -1);
   nbs_.resize(static_cast<std::size_t>(n));
-  std::vector<PetscInt> local(static_cast<std::size_t>(5 * n), -1);
-  const bool two_d = model.grid().dim == 2;
+  std::vector<PetscInt> local(static_cast<std::size_t>(w * n), -1);
   for_each_point(model.grid(), model.box(), gb,
                  [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
-                   PetscInt* l = local.data() + 5 * k;
-                   l[0] = nb.self;
-                   if (nb.west != nb.self) l[1] = nb.west;
-                   if (nb.east != nb.self) l[2] = nb.east;
-                   if (two_d && nb.south != nb.self) l[3] = nb.south;
-                   if (two_d && nb.north != nb.self) l[4] = nb.north;
+                   PetscInt* l = local.data() + w * k;
+                   l[kDiag] = nb.self;
+                   if (nb.west != nb.self) l[kWest] = nb.west;
+                   if (nb.east != nb.self) l[kEast] = nb.east;
+                   if (w == 5 && nb.south != nb.self) l[kSouth] = nb.south;
+                   if (w == 5 && nb.north != nb.self) l[kNorth] = nb.north;
                    nbs_[static_cast<std::size_t>(k)] = nb;
                  });
   // Negative local indices map to negative global ones.
-  FRACMFG_PETSC_CHECK(ISLocalToGlobalMappingApply(map, 5 * n, local.data(), cols_.data()));
-  for (PetscInt k = 0; k < n; ++k)
-    rows_[static_cast<std::size_t>(k)] = cols_[static_cast<std::size_t>(5 * k)];
+  FRACMFG_PETSC_CHECK(ISLocalToGlobalMappingApply(map, w * n, local.data(), cols_.data()));
+  for (PetscInt k = 0; k < n; ++k) {
+    for (PetscInt c = 0; c < w; ++c) {
+      rows_[static_cast<std::size_t>(w * k + c)] = cols_[static_cast<std::size_t>(w * k)];
+    }
+  }
+}
+
+MatPtr RowIndices::create_matrix(MPI_Comm comm) const {
+  Mat a = nullptr;
+  FRACMFG_PETSC_CHECK(MatCreate(comm, &a));
+  MatPtr owned(a);
+  const auto n = static_cast<PetscInt>(nbs_.size());
+  FRACMFG_PETSC_CHECK(MatSetSizes(a, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
+  FRACMFG_PETSC_CHECK(MatSetType(a, MATAIJ));
+  // PETSc may reorder the index arrays it is given: pass copies.
+  std::vector<PetscInt> i = rows_, j = cols_;
+  FRACMFG_PETSC_CHECK(
+      MatSetPreallocationCOO(a, static_cast<PetscCount>(i.size()), i.data(), j.data()));
+  return owned;
 }
 
 void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,

@@ -10,6 +10,7 @@
 
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/model.hpp"
+#include "mfg/petsc_handles.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -57,22 +58,26 @@ inline int row_components(int dim) {
   return 1 + 2 * dim;
 }
 
-/// The global (PETSc) row and column indices of every owned point's 5-point row, computed
-/// once from the DMDA's local-to-global mapping, so that assembly is one MatSetValues per
-/// row without index translation. Columns that a reflecting wall folds into the diagonal
-/// are -1 (MatSetValues ignores negative indices).
+/// The global (PETSc) column indices of every owned point's row of the 3-point (1D) or
+/// 5-point (2D) operators, in the order [self, west, east(, south, north)] of the row
+/// layout above, computed once from the DMDA's local-to-global mapping. A neighbour that a
+/// reflecting wall folds into the diagonal has column -1. create_matrix() builds an AIJ
+/// matrix with exactly this pattern (PETSc's COO assembly), so that a whole matrix is set
+/// by one MatSetValuesCOO call with the values in row layout.
 class RowIndices {
  public:
   RowIndices(const Model& model, const GhostBox& gb);
-  /// Global row of owned point k and its columns [self, west, east, south, north].
-  PetscInt row(PetscInt k) const { return rows_[static_cast<std::size_t>(k)]; }
-  const PetscInt* columns(PetscInt k) const { return cols_.data() + 5 * k; }
+  /// Entries per row: row_components(dim).
+  int width() const { return width_; }
   /// Ghosted neighbour indices of owned point k (for reading coefficient arrays).
   const Neighbours& neighbours(PetscInt k) const { return nbs_[static_cast<std::size_t>(k)]; }
-  PetscInt count() const { return static_cast<PetscInt>(rows_.size()); }
+  PetscInt count() const { return static_cast<PetscInt>(nbs_.size()); }
+  /// A new AIJ matrix on the model's communicator with this pattern (collective).
+  MatPtr create_matrix(MPI_Comm comm) const;
 
  private:
-  std::vector<PetscInt> rows_, cols_;
+  int width_ = 3;
+  std::vector<PetscInt> rows_, cols_;  // COO: width_ entries per owned point
   std::vector<Neighbours> nbs_;
 };
 
