@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# End-to-end timings of the MFG solver (perf/bench_mfg, Release build): the 1D 51 x 51 game
+# converged, the 1D game with 10^4 points and 10^3 time steps, the 2D game on 256 x 256
+# points with 100 time steps, and strong scaling from 1 to 2 ranks. Each line printed by
+# bench_mfg gives the outer iterations, the set-up, the solve time and the time per outer
+# iteration (figures in docs/performance.md).
+#
+#   perf/mfg_scaling.sh                        # Release build in build-mfg-rel, everything
+#   perf/mfg_scaling.sh build-rel small        # only the 51 x 51 game
+#
+# Arguments: build directory (default build-mfg-rel); which cases (default "small large 2d
+# scaling"). Extra bench_mfg options go in BENCH_ARGS (e.g. BENCH_ARGS="-anderson 3").
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-build-mfg-rel}"
+cases="${2:-small large 2d scaling}"
+[[ "$build" = /* ]] || build="$here/$build"
+bench="$build/perf/bench_mfg"
+if [[ ! -x "$bench" ]]; then
+  echo "mfg_scaling.sh: $bench not found; build it with" >&2
+  echo "  cmake -S $here -B $build -DCMAKE_BUILD_TYPE=Release && cmake --build $build --target bench_mfg" >&2
+  exit 1
+fi
+
+mpiexec_flags=()
+if mpiexec --version 2>/dev/null | grep -q "Open MPI\|OpenRTE"; then
+  mpiexec_flags+=(--oversubscribe)
+  [[ "$(id -u)" = 0 ]] && mpiexec_flags+=(--allow-run-as-root)
+fi
+
+run() {
+  local np="$1"
+  shift
+  echo "\$ mpiexec -n $np bench_mfg $* ${BENCH_ARGS:-}"
+  # shellcheck disable=SC2086
+  mpiexec "${mpiexec_flags[@]}" -n "$np" "$bench" "$@" ${BENCH_ARGS:-}
+  echo
+}
+
+for c in $cases; do
+  case "$c" in
+    small)
+      # The 51 x 51 game to tolerance 1e-8, 20 repetitions (minimum and median).
+      run 1 -problem crowd1d -points 51 -steps 51 -tol 1e-8 -reps 20
+      ;;
+    large)
+      run 1 -problem crowd1d -points 10000 -steps 1000 -tol 1e-6
+      ;;
+    2d)
+      run 2 -problem crowd2d -points 256 -steps 100 -tol 1e-5 -damping 0.3 -anderson 3
+      ;;
+    scaling)
+      # Strong scaling, the same problems on 1 and 2 ranks (a fixed number of iterations).
+      for np in 1 2; do
+        run "$np" -problem crowd1d -points 10000 -steps 1000 -tol 1e-30 -max_it 5
+      done
+      for np in 1 2; do
+        run "$np" -problem crowd2d -points 256 -steps 100 -tol 1e-30 -damping 0.3 -max_it 3
+      done
+      ;;
+    *)
+      echo "mfg_scaling.sh: unknown case '$c' (small, large, 2d, scaling)" >&2
+      exit 2
+      ;;
+  esac
+done
