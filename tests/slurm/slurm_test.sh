@@ -389,9 +389,9 @@ case_gpu_node() {
   [[ "$tres" == *gpu:2* ]] || fail "job $jid was not given 2 GPUs per node (TresPerNode=$tres)"
   contains "$work/job.out" "CUDA_VISIBLE_DEVICES=0,1"
   # No device on this machine: every rank reports it has none and runs on the CPU.
-  contains "$work/job.out" "rank 0 on"
-  contains "$work/job.out" "rank 1 on"
-  [[ $(grep -c "no GPU" "$work/job.out") -ge 2 ]] || fail "the ranks did not report running without a GPU"
+  contains "$work/job.out" "node rank 0 of 2"
+  contains "$work/job.out" "node rank 1 of 2"
+  [[ $(grep -c "placement: host" "$work/job.out") -ge 2 ]] || fail "the ranks did not report running without a GPU"
   # More ranks per GPU than the deck allows: the script warns before the run.
   if [[ -n "${RUN_DECK:-}" ]]; then
     "$python" "$here/deck_tool.py" set "$RUN_DECK" "$work/one_per_gpu.yaml" execution.max_ranks_per_gpu=1

@@ -162,7 +162,8 @@ TEST(GoodDecks, Crowd1dHoldsItsValuesAndDefaults) {
   EXPECT_EQ(deck.output().checkpoint_every, 20);
   EXPECT_EQ(deck.output().checkpoint_file, "results/crowd_1d.chk.h5");
   EXPECT_EQ(deck.logging().level, fracmfg::core::LogLevel::info);
-  EXPECT_EQ(deck.petsc_options(), "-ksp_type preonly");
+  EXPECT_EQ(deck.petsc_options(),
+            "-mfg_hjb_pc_type fracmfg_tridiag -mfg_fp_pc_type fracmfg_tridiag");
 }
 
 TEST(GoodDecks, FormulasFromTheDeckCompileAndEvaluate) {
