@@ -47,6 +47,23 @@ std::string fmt(double v) {
   throw core::CollectiveError(message, ExitCode::numerical, 0);
 }
 
+// Switches PETSc's -*_view option lookups off for a scope (also when it is left by an
+// exception).
+class ViewersOff {
+ public:
+  explicit ViewersOff(bool on) : on_(on) {
+    if (on_) FRACMFG_PETSC_CHECK(PetscOptionsPushGetViewerOff(PETSC_TRUE));
+  }
+  ~ViewersOff() {
+    if (on_) (void)PetscOptionsPopGetViewerOff();
+  }
+  ViewersOff(const ViewersOff&) = delete;
+  ViewersOff& operator=(const ViewersOff&) = delete;
+
+ private:
+  bool on_;
+};
+
 // All time levels of U and M.
 struct State {
   std::vector<VecPtr> u, m;
@@ -260,7 +277,7 @@ struct Solver::Impl {
     const int nt = model->steps();
     const long long newton0 = hjb->newton_iterations();
     if (depth > 0) copy_state(x, *x_before);
-    if (skip_viewers) FRACMFG_PETSC_CHECK(PetscOptionsPushGetViewerOff(PETSC_TRUE));
+    const ViewersOff viewers_off(skip_viewers);
 
     // Per-level squared norms (local), reduced once at the end: [change, size] per level.
     std::vector<double> norms_u(2 * static_cast<std::size_t>(levels), 0.0);
@@ -307,7 +324,6 @@ struct Solver::Impl {
       std::swap(mt, mt_next);
     }
 
-    if (skip_viewers) FRACMFG_PETSC_CHECK(PetscOptionsPopGetViewerOff());
     // Relative changes, the same on every rank.
     std::vector<double> all(norms_u);
     all.insert(all.end(), norms_m.begin(), norms_m.end());
