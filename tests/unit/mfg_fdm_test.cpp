@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fracmfg/core/logger.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
 #include "fracmfg/mfg/hjb.hpp"
@@ -22,6 +23,10 @@ using fracmfg::io::Deck;
 using fracmfg::io::MfgConfig;
 namespace mfg = fracmfg::mfg;
 namespace detail = fracmfg::mfg::detail;
+
+fracmfg::core::Logger quiet() {
+  return fracmfg::core::Logger(0, fracmfg::core::LogLevel::warn, false);
+}
 
 MfgConfig config_1d(const std::string& boundary, int points, int steps) {
   return Deck::from_string(
@@ -154,7 +159,7 @@ TEST_P(FdmBlocks, FokkerPlanckMatrixIsTheTransposedJacobianWithColumnSumsOneOver
 
 TEST_P(FdmBlocks, MassIsConservedEachStepAndDensityStaysNonnegative) {
   const MfgConfig cfg = config();
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr);
+  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr, quiet());
   for (int k = 0; k < 3; ++k) solver.iterate();
   for (int n = 0; n <= solver.steps(); ++n) {
     const double mass = solver.model().mass(solver.m(n));
@@ -171,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, FdmBlocks,
 
 TEST(MfgSolver, CrowdProblemConvergesWithDecreasingChanges) {
   const MfgConfig cfg = config_1d("periodic", 50, 20);
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr);
+  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr, quiet());
   const mfg::SolveResult r = solver.solve();
   ASSERT_TRUE(r.converged);
   EXPECT_LE(r.change_u, cfg.iteration.tolerance);
