@@ -100,8 +100,9 @@ TEST(MfgLinearQuadratic, GaussianDensityAndQuadraticValueAreReproducedAtFirstOrd
               coarse.iterations);
   std::printf("  N = 400: error u %.3e, m %.3e (relative), %d iterations\n", fine.u, fine.m,
               fine.iterations);
-  // No congestion: u does not depend on m, so two iterations reach the fixed point.
-  EXPECT_LE(fine.iterations, 3);
+  // No congestion: u does not depend on m, so the fixed point is reached as soon as the HJB
+  // steps are solved to the tolerance (the solver tightens them by 1e-3 per iteration).
+  EXPECT_LE(fine.iterations, 6);
   // Discretisation accuracy: first order, small.
   EXPECT_NEAR(std::log2(coarse.u / fine.u), 1.0, 0.15);
   EXPECT_NEAR(std::log2(coarse.m / fine.m), 1.0, 0.15);

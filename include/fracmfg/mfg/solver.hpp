@@ -19,7 +19,7 @@
 //   1. HJB backward: u~^{N} = G + g M^N; for n = N-1..0 solve the implicit step with
 //      rhs = F(x, M^{n+1}) + f_u(t_n), Newton started from U^n (from u~^{n+1} when k = 0,
 //      or while the last change of u is above 1e-2 and u~^{n+1} has the smaller residual),
-//      to the relative tolerance clamp(1e-3 x the last change, 1e-12, 1e-6) (HjbSolver::step);
+//      to the relative tolerance clamp(1e-3 x the last change, 1e-12, 1e-3) (HjbSolver::step);
 //      after each level U^n <- (1 - theta) U^n + theta u~^n.
 //   2. Fokker-Planck forward with the updated U: m~^0 = m0, m~^{n+1} = FP(U^n, m~^n);
 //      after each level M^{n+1} <- (1 - theta) M^{n+1} + theta m~^{n+1}.
@@ -33,7 +33,8 @@
 // Convergence: the relative changes
 //   change_u = max_n ||u~^n - U_k^n||_2 / max_n ||u~^n||_2   (likewise m; 0 when both are 0)
 // i.e. the residual of the undamped map, discrete L2 per level, max over levels. The
-// iteration stops when both are <= iteration.tolerance, or after iteration.max_iterations
+// iteration stops when both are <= iteration.tolerance in an iteration whose HJB steps
+// were solved to 1e-3 x iteration.tolerance (or 1e-12), or after iteration.max_iterations
 // (counted from the start, including iterations restored from a checkpoint).
 //
 // Failures, each thrown as core::CollectiveError with exit code numerical on every rank
@@ -68,7 +69,8 @@ struct IterationRecord {
   double damping = 1.0;   ///< theta used
   bool anderson = false;  ///< the new state is an Anderson mix
   long long newton_iterations = 0;
-  double seconds = 0.0;  ///< wall time of the iteration (max over ranks)
+  double newton_tolerance = 0.0;  ///< relative tolerance of this iteration's HJB steps
+  double seconds = 0.0;           ///< wall time of the iteration (max over ranks)
 };
 
 struct SolveResult {
