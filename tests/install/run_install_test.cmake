@@ -46,3 +46,19 @@ run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/consumer_pc")
 if(NOT LAST_OUTPUT MATCHES "consumer: 2 ranks, sum 3")
   message(FATAL_ERROR "install test: unexpected output of the pkg-config build")
 endif()
+
+# 3. The example project of the documentation (docs/examples/fode_lambda): a code that owns
+#    MPI, splits MPI_COMM_WORLD in two and solves a fractional ODE system on each half.
+run(${CMAKE_COMMAND} -S "${EXAMPLE_SRC}" -B "${WORK_DIR}/example" -DCMAKE_PREFIX_PATH=${PREFIX}
+    -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/example")
+run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/example/fode_lambda")
+foreach(pattern "half 0 \\(1 rank\\(s\\)\\): a = 0.5 abm, [^\n]* ok\n"
+                "half 1 \\(1 rank\\(s\\)\\): a = 0.8 trapezoidal, [^\n]* ok\n"
+                "half 0: L1 Caputo derivative [^\n]* ok\n"
+                "half 1: L1 Caputo derivative [^\n]* ok\n"
+                "fode_lambda: all checks passed")
+  if(NOT LAST_OUTPUT MATCHES "${pattern}")
+    message(FATAL_ERROR "install test: the example's output lacks '${pattern}'")
+  endif()
+endforeach()
