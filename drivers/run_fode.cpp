@@ -6,13 +6,17 @@
 //
 // Steps (frac::run_fode_deck): 1. the solver from deck.fode(), 2. the output file checked
 // and created, 3. the solve with progress lines, writing y every output.every steps,
-// 4. commit and summary.
+// 4. commit and summary. fode runs are short and write no checkpoint: FRACMFG_RESTART is
+// refused (exit code 2) rather than ignored, and a stop signal ends the run at once.
 #include "fracmfg/frac/fode_run.hpp"
+#include "restart_source.hpp"
 #include "runners.hpp"
 
 namespace fracmfg::driver {
 
 int run_fode(core::Environment& env, const io::Deck& deck, exec::Selector& selector) {
+  refuse_restart(env.comm(), "fode",
+                 "a fode run is short and writes no checkpoint, so there is none to continue");
   frac::run_fode_deck(env.comm(), deck, &selector, env.log());
   return 0;
 }

@@ -3,19 +3,22 @@
 //   mpiexec -n 2 fracmfg run inputs/crowd_1d-ci.yaml
 //   mpiexec -n 2 fracmfg run inputs/crowd_1d.yaml -- -mfg_hjb_snes_monitor
 //   mpiexec -n 3 fracmfg run inputs/crowd_1d.yaml -- -mfg_restart results/crowd_1d.chk.h5
+//   FRACMFG_RESTART=results/crowd_1d.chk.h5 mpiexec -n 3 fracmfg run inputs/crowd_1d.yaml
 //
-// Steps: 1. check the output path, 2. build the solver (model, HJB, Fokker-Planck),
-// 3. restore a checkpoint when -mfg_restart <file> is given, 4. iterate to convergence
-// (checkpoints every output.checkpoint_every iterations), 5. write the results, 6. report
-// non-convergence as a numerical failure (exit code 4) after the results are written.
-#include <petscsys.h>
-
+// Steps: 1. check the output path and the checkpoint to resume from (FRACMFG_RESTART or
+// -mfg_restart <file>, drivers/restart_source.hpp), 2. build the solver (model, HJB,
+// Fokker-Planck), 3. restore the checkpoint, 4. iterate to convergence (checkpoints every
+// output.checkpoint_every iterations; SIGUSR1, SIGTERM or SIGINT write a checkpoint to
+// output.checkpoint_file after the current iteration and end the run with exit code 75),
+// 5. write the results, 6. report non-convergence as a numerical failure (exit code 4) after
+// the results are written.
 #include <string>
 
 #include "fracmfg/core/guarded_main.hpp"
-#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/io/h5_writer.hpp"
 #include "fracmfg/mfg/solver.hpp"
+#include "restart_source.hpp"
 #include "runners.hpp"
 
 namespace fracmfg::driver {
@@ -23,19 +26,19 @@ namespace fracmfg::driver {
 int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& selector) {
   const io::MfgConfig config = deck.mfg();
   const io::OutputConfig output = deck.output();
-  // 1. A bad output path fails now, not after the solve.
+  // 1. A bad output path or checkpoint fails now, not after the solve.
   io::H5Writer::check_output_path(env.comm(), output.file);
   if (output.checkpoint_every > 0) {
     io::H5Writer::check_output_path(env.comm(), output.checkpoint_file);
   }
-  // 2. Build.
+  const RestartSource restart = restart_source(env.comm(), "-mfg_restart");
+  check_checkpoint(env.comm(), restart, "mfg");
+  // 2. Build. From here on a stop signal ends the run after the current iteration, with a
+  //    checkpoint, instead of killing it.
   mfg::Solver solver(env.comm(), config, &selector, env.log());
+  core::InterruptGuard interrupts;
   // 3. Restart.
-  char restart[PETSC_MAX_PATH_LEN] = "";
-  PetscBool has_restart = PETSC_FALSE;
-  FRACMFG_PETSC_CHECK(PetscOptionsGetString(nullptr, nullptr, "-mfg_restart", restart,
-                                            sizeof restart, &has_restart));
-  if (has_restart) solver.restart(restart);
+  if (!restart.empty()) solver.restart(restart.path);
   // 4. Solve.
   const mfg::SolveResult result = solver.solve({output.checkpoint_file, output.checkpoint_every});
   // 5. Write.

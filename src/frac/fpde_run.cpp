@@ -2,8 +2,12 @@
 
 #include <petscsys.h>
 
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
@@ -11,6 +15,62 @@
 #include "fracmfg/io/h5_writer.hpp"
 
 namespace fracmfg::frac {
+
+namespace {
+
+// Seconds between progress lines at info level: `requested` when >= 0, else
+// FRACMFG_PROGRESS_SECONDS (>= 0), else 10.
+double progress_interval(double requested, const core::Logger& log) {
+  constexpr double kDefault = 10.0;
+  if (requested >= 0.0) return requested;
+  const char* text = std::getenv("FRACMFG_PROGRESS_SECONDS");
+  if (text == nullptr || *text == '\0') return kDefault;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) {
+    log.warn("FRACMFG_PROGRESS_SECONDS=", text, " is not a number of seconds >= 0; using ",
+             kDefault);
+    return kDefault;
+  }
+  return v;
+}
+
+// One line per step: at info level for the first step of the run, the last one and at most
+// one per `interval` seconds, at debug level otherwise. No communication (only the
+// logger's ranks write, and the timing may differ between ranks).
+class Progress {
+ public:
+  using Clock = std::chrono::steady_clock;
+  Progress(const core::Logger& log, double interval, std::int64_t first, std::int64_t last)
+      : log_(log), interval_(interval), first_(first), last_(last), start_(Clock::now()) {}
+
+  void step(const FpdeSolver& s) {
+    const auto now = Clock::now();
+    const bool due = s.step() == first_ + 1 || s.step() >= last_ ||
+                     std::chrono::duration<double>(now - last_line_).count() >= interval_;
+    const core::LogLevel level = due ? core::LogLevel::info : core::LogLevel::debug;
+    if (!log_.enabled(level)) return;
+    if (due) last_line_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const auto done = static_cast<double>(s.step() - first_);
+    const double per_step = done > 0.0 ? elapsed / done : 0.0;
+    std::ostringstream os;
+    os.precision(4);
+    os << "fpde: step " << s.step() << "/" << s.steps() << ", t = " << s.time() << ", "
+       << s.statistics().last_linear_iterations << " linear iterations, " << per_step * 1e3
+       << " ms/step; elapsed " << elapsed << " s, ETA "
+       << per_step * static_cast<double>(last_ - s.step()) << " s";
+    log_.write(level, os.str());
+  }
+
+ private:
+  const core::Logger& log_;
+  double interval_;
+  std::int64_t first_, last_;
+  Clock::time_point start_, last_line_{};
+};
+
+}  // namespace
 
 FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck, const std::string& prefix) {
   FpdeRunOptions o;
@@ -43,12 +103,26 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   // 2. The solver, and the state of a previous run.
   FpdeSolverOptions so;
   so.prefix = options.prefix;
+  // The progress lines come from the time loop below (with the elapsed time and the ETA of
+  // this run); the solver's own are muted.
   so.log = log;
-  so.progress_interval = options.progress_interval;
+  if (so.log.level() > core::LogLevel::warn) so.log.set_level(core::LogLevel::warn);
+  so.progress_interval = 0.0;
   std::optional<FpdeSolver> solver;
   core::collective(comm, [&] { solver.emplace(comm, config, so); });
   if (!options.restart.empty()) {
-    core::collective(comm, [&] { solver->restart(options.restart); });
+    core::collective(comm, [&] {
+      try {
+        solver->restart(options.restart);
+      } catch (const IoError&) {
+        throw;
+      } catch (const Error& e) {
+        // A checkpoint of another problem (type, order, grid, steps): the file does not fit
+        // this deck, which is an input error of the run, not a failure of the solver.
+        if (e.exit_code() != ExitCode::failure) throw;
+        throw IoError(std::string("cannot resume: ") + e.what());
+      }
+    });
     log.info("fpde: continuing from ", options.restart, " at step ", solver->step(),
              " (t = ", solver->time(), ")");
   }
@@ -90,8 +164,11 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   const std::int64_t last =
       options.stop_at >= 0 ? std::min(options.stop_at, solver->steps()) : solver->steps();
   const int every = std::max(1, output.every);
+  Progress progress(log, progress_interval(options.progress_interval, log), summary.first_step,
+                    last);
   solver->run_until(last, [&](const FpdeSolver& s) {
     if (s.step() % every == 0 || s.done() || s.step() == last) write(s);
+    progress.step(s);
     if (output.checkpoint_every > 0 && s.step() % output.checkpoint_every == 0) {
       s.write_checkpoint(output.checkpoint_file);
       summary.checkpoint = output.checkpoint_file;

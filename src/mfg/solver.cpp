@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/mfg/coupling.hpp"
@@ -135,6 +137,22 @@ bool solve_small(std::vector<double> g, std::vector<double> b, std::size_t n,
   return std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
 }
 
+// Seconds between progress lines at info level: FRACMFG_PROGRESS_SECONDS (>= 0; 0: every
+// iteration), default 10.
+double progress_interval_from_environment(const core::Logger& log) {
+  constexpr double kDefault = 10.0;
+  const char* text = std::getenv("FRACMFG_PROGRESS_SECONDS");
+  if (text == nullptr || *text == '\0') return kDefault;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) {
+    log.warn("FRACMFG_PROGRESS_SECONDS=", text, " is not a number of seconds >= 0; using ",
+             kDefault);
+    return kDefault;
+  }
+  return v;
+}
+
 }  // namespace
 
 struct Solver::Impl {
@@ -155,6 +173,15 @@ struct Solver::Impl {
   // share of a small time step; when no view or converged-reason option is set the lookups
   // are switched off during the sweeps (monitors are unaffected).
   bool skip_viewers = false;
+
+  // Progress lines (report()): seconds between info lines (FRACMFG_PROGRESS_SECONDS), the
+  // wall time of the last info line and of the start of the first iteration run here, and
+  // the iterations and seconds run here (restored iterations do not count).
+  double progress_interval = 10.0;
+  double last_progress = 0.0;
+  double progress_start = 0.0;
+  int progress_iterations = 0;
+  double progress_seconds = 0.0;
 
   // Anderson: x_k before the plain iteration, f_{k-1} = g_{k-1} - x_{k-1}, g_{k-1}, and the
   // differences of the last `depth` iterations (oldest first).
@@ -370,17 +397,78 @@ struct Solver::Impl {
     double secs = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, comm);
     rec.seconds = secs;
+    rec.newton_tolerance = newton_tol;
     history.push_back(rec);
     const double tol = cfg().iteration.tolerance;
-    rec.newton_tolerance = newton_tol;
     // A change below the tolerance certifies convergence only if the HJB steps were solved
     // well below it (a loose solve may stop at its start and show no change at all).
     converged =
         rec.change_u <= tol && rec.change_m <= tol && newton_tol <= std::max(1e-3 * tol, 1e-12);
-    log.info("mfg iteration ", it, ": change u ", fmt(rec.change_u), ", m ", fmt(rec.change_m),
-             ", damping ", fmt(t), rec.anderson ? " (Anderson)" : "", ", Newton ",
-             rec.newton_iterations, ", ", fmt(rec.seconds), " s");
+    report(rec);
     return rec;
+  }
+
+  // Progress: one line per outer iteration, at info level for the first iteration this
+  // process runs, the last one (converged or max_iterations) and otherwise at most one per
+  // progress_interval seconds; at debug level always. Only the logger's ranks write; no
+  // communication (the decision may differ between ranks).
+  void report(const IterationRecord& rec) {
+    const double now = MPI_Wtime();
+    if (progress_iterations == 0) progress_start = now - rec.seconds;
+    ++progress_iterations;
+    progress_seconds += rec.seconds;
+    const int max_it = cfg().iteration.max_iterations;
+    const bool last = converged || rec.iteration >= max_it;
+    const bool due = progress_iterations == 1 || last || now - last_progress >= progress_interval;
+    const core::LogLevel level = due ? core::LogLevel::info : core::LogLevel::debug;
+    if (!log.enabled(level)) return;
+    if (due) last_progress = now;
+    std::ostringstream os;
+    os << "mfg iteration " << rec.iteration << ": change u " << fmt(rec.change_u) << ", m "
+       << fmt(rec.change_m) << ", damping " << fmt(rec.damping)
+       << (rec.anderson ? " (Anderson)" : "") << ", Newton " << rec.newton_iterations << ", "
+       << fmt(rec.seconds) << " s; elapsed " << fmt(now - progress_start) << " s, ";
+    if (converged) {
+      os << "converged";
+    } else if (rec.iteration >= max_it) {
+      os << "max_iterations reached";
+    } else {
+      const int left = iterations_left();
+      if (left < 0) {
+        os << "ETA unknown (not contracting)";
+      } else {
+        os << "ETA " << fmt(left * progress_seconds / progress_iterations) << " s (" << left
+           << " iteration" << (left == 1 ? "" : "s")
+           << (rec.iteration + left >= max_it ? " to max_iterations)" : ")");
+      }
+    }
+    log.write(level, os.str());
+  }
+
+  // Outer iterations still needed to bring max(change_u, change_m) to the tolerance, from
+  // the contraction rate of the last (up to 5) iterations: c_k = c_{k-w} r^w, so
+  // left = log(tol / c_k) / log(r); capped by max_iterations. -1: not contracting (or too
+  // few iterations to tell).
+  int iterations_left() const {
+    const int k = static_cast<int>(history.size());
+    const int max_left = cfg().iteration.max_iterations - k;
+    const double tol = cfg().iteration.tolerance;
+    auto change = [&](int i) {
+      const IterationRecord& r = history[static_cast<std::size_t>(i)];
+      return std::max(r.change_u, r.change_m);
+    };
+    const double now = change(k - 1);
+    // Below the tolerance but solved too loosely: one more, tighter iteration.
+    if (now <= tol) return std::min(1, max_left);
+    const int w = std::min(5, k - 1);
+    if (w < 1 || !(now > 0.0)) return -1;
+    const double before = change(k - 1 - w);
+    if (!(before > now)) return -1;
+    const double rate = std::pow(now / before, 1.0 / w);
+    if (!(rate > 0.0 && rate < 1.0)) return -1;
+    const double left = std::ceil(std::log(tol / now) / std::log(rate));
+    if (!std::isfinite(left)) return -1;
+    return static_cast<int>(std::clamp(left, 1.0, static_cast<double>(std::max(max_left, 1))));
   }
 
   // Type-II Anderson mixing on x = (U, M): x currently holds g_k, x_before holds x_k.
@@ -481,6 +569,7 @@ Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selec
   d.comm = comm;
   d.log = log;
   d.selector = selector;
+  d.progress_interval = progress_interval_from_environment(log);
   d.model = std::make_unique<Model>(comm, config);
   d.hjb = std::make_unique<HjbSolver>(*d.model);
   d.coupling = std::make_unique<Coupling>(*d.model, selector);
@@ -555,8 +644,18 @@ SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
   const int max_it = d.cfg().iteration.max_iterations;
   while (!d.converged && iterations() < max_it) {
     const IterationRecord rec = iterate();
-    if (checkpoint.every > 0 && !checkpoint.file.empty() && rec.iteration % checkpoint.every == 0) {
-      write_checkpoint(checkpoint.file);
+    const bool written =
+        checkpoint.every > 0 && !checkpoint.file.empty() && rec.iteration % checkpoint.every == 0;
+    if (written) write_checkpoint(checkpoint.file);
+    // A stop request (core/interrupt.hpp) on any rank: checkpoint and leave, unless this
+    // iteration ended the solve anyway. One allreduce of an int per outer iteration.
+    if (!d.converged && iterations() < max_it && core::stop_requested(d.comm)) {
+      if (!written && !checkpoint.file.empty()) write_checkpoint(checkpoint.file);
+      const double secs = MPI_Wtime() - t0;
+      d.log.info("mfg: stopped by a signal after iteration ", rec.iteration, " (", fmt(secs), " s)",
+                 checkpoint.file.empty() ? std::string("; no checkpoint file given")
+                                         : "; resume from " + checkpoint.file);
+      throw core::Interrupted(rec.iteration, checkpoint.file);
     }
   }
   r.converged = d.converged;

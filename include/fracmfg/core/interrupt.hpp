@@ -8,9 +8,14 @@
 //     ...
 //     if (core::stop_requested(comm)) {          // collective: true on every rank if any rank
 //       write_checkpoint();                      //   received a signal
-//       throw core::Interrupted(step);           // driver exits with ExitCode::interrupted
+//       throw core::Interrupted(step, file);     // driver exits with ExitCode::interrupted
 //     }
 //   }
+//
+// Who polls: the fpde time loop (after every step, frac/fpde_run.hpp) and the mfg fixed
+// point (after every outer iteration, mfg::Solver::solve()). The driver installs the guard
+// around them; a library user who installs none keeps the default signal actions, and a
+// solve stops only when the host calls request_stop().
 //
 // The flag is the one process-wide state in fracmfg: a signal handler can set nothing else.
 
@@ -49,15 +54,21 @@ void request_stop(int signal_number);
 /// request; the driver turns it into ExitCode::interrupted.
 class Interrupted : public Error {
  public:
+  /// step: the last step (outer iteration for mfg) completed; checkpoint: the file written
+  /// ("" when the run had no checkpoint file to write).
   Interrupted(std::int64_t step, const std::string& checkpoint)
-      : Error("stopped by signal at step " + std::to_string(step) + "; checkpoint written to " +
-              checkpoint),
-        step_(step) {}
+      : Error("stopped by signal at step " + std::to_string(step) +
+              (checkpoint.empty() ? std::string("; no checkpoint written")
+                                  : "; checkpoint written to " + checkpoint)),
+        step_(step),
+        checkpoint_(checkpoint) {}
   std::int64_t step() const noexcept { return step_; }
+  const std::string& checkpoint() const noexcept { return checkpoint_; }
   ExitCode exit_code() const noexcept override { return ExitCode::interrupted; }
 
  private:
   std::int64_t step_;
+  std::string checkpoint_;
 };
 
 }  // namespace fracmfg::core

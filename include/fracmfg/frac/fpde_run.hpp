@@ -4,18 +4,20 @@
 //
 //   1. the output (and checkpoint) paths checked before anything is built;
 //   2. the solver (frac::FpdeSolver) from deck.fpde(); a restart continues from a
-//      checkpoint (FpdeRunOptions::restart, or -fpde_restart <file> in the driver);
+//      checkpoint (FpdeRunOptions::restart; in the driver FRACMFG_RESTART=<file> or
+//      -fpde_restart <file>); a checkpoint of another problem is an IoError;
 //   3. the output file (io::H5Writer, layout in io/h5_layout.hpp): the time series field
 //      "u" with its grid geometry (XDMF sidecar), written at the first step of the run, every
 //      output.every steps and at the last step; file attributes fpde_type, order,
 //      history_method and soe_terms;
-//   4. the time loop with a progress line at info level at most every progress_interval
-//      seconds, a checkpoint every output.checkpoint_every steps (io::CheckpointWriter,
-//      output.checkpoint_file, with the history state), and an early stop after stop_at
-//      steps (a checkpoint is written there: the run can be continued); a stop signal
-//      (core/interrupt.hpp: SIGUSR1, SIGTERM, SIGINT) is checked after every step, and leads
-//      to a checkpoint, the output file committed with the fields so far and
-//      core::Interrupted (the driver's exit code 75);
+//   4. the time loop with a progress line (step, t, linear iterations, ms per step, elapsed
+//      seconds, ETA from the steps left) at info level for the first and the last step and at
+//      most once per progress_interval seconds (every step at debug level), a checkpoint every
+//      output.checkpoint_every steps (io::CheckpointWriter, output.checkpoint_file, with the
+//      history state), and an early stop after stop_at steps (a checkpoint is written there: the
+//      run can be continued); a stop signal (core/interrupt.hpp: SIGUSR1, SIGTERM, SIGINT) is
+//      checked after every step, and leads to a checkpoint, the output file committed with the
+//      fields so far and core::Interrupted (the driver's exit code 75);
 //   5. commit (the file appears atomically) and a summary line.
 //
 // Collective on comm. Errors: the solver's (NumericalError on every rank), IoError and
@@ -36,7 +38,9 @@ struct FpdeRunOptions {
   std::string output_file;    ///< overrides the deck's output.file when not empty
   std::string restart;        ///< checkpoint to continue from; empty: start at t = 0
   std::int64_t stop_at = -1;  ///< stop after this step (>= 0), writing a checkpoint
-  double progress_interval = 5.0;
+  /// Seconds between progress lines at info level (0: every step); negative: the
+  /// environment's FRACMFG_PROGRESS_SECONDS, default 10.
+  double progress_interval = -1.0;
   std::string prefix = "fpde_";  ///< options-database prefix of the solver
 };
 

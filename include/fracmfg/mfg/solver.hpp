@@ -44,6 +44,22 @@
 // after a Fokker-Planck step; entries in [-1e-10 max m, 0), solver round-off, are set to
 // 0), a failed Newton or linear solve.
 //
+// Stopping on a signal: solve() asks core::stop_requested(comm) after every outer iteration
+// (one allreduce of an int). When any rank has a stop request (a signal caught by a
+// core::InterruptGuard, which the driver installs, or core::request_stop() called by the
+// host), every rank writes the checkpoint to CheckpointOptions::file (also when `every` is
+// 0; nothing when the file is empty) and throws core::Interrupted with the iteration count;
+// restart() from that file and solve() again end with the uninterrupted result (to
+// round-off, on any rank count). An iteration that converged or reached max_iterations
+// ends the solve normally instead. Without a guard, signals keep their default actions.
+//
+// Progress: one line per outer iteration (change of u and m, damping, Newton iterations,
+// seconds of the iteration, elapsed seconds, and an ETA from the contraction rate of
+// max(change_u, change_m) over the last 5 iterations towards the tolerance and the mean
+// iteration time; "ETA unknown" when the changes do not shrink). At info level only for the
+// first iteration, the last one and at most one per FRACMFG_PROGRESS_SECONDS seconds
+// (environment, default 10; 0: every iteration); every line at debug level.
+//
 // Collectivity: every member function except the accessors is collective on comm.
 
 #include <mpi.h>
@@ -112,7 +128,9 @@ class Solver {
   IterationRecord iterate();
   /// Iterates until converged or iterations() reaches iteration.max_iterations; a
   /// checkpoint is written after every `checkpoint.every`-th iteration. Returns without
-  /// iterating when the restored state has already converged. Collective.
+  /// iterating when the restored state has already converged. After each iteration a stop
+  /// request (core::stop_requested) writes the checkpoint to `checkpoint.file` and throws
+  /// core::Interrupted (step() = iterations()) on every rank. Collective.
   SolveResult solve(const CheckpointOptions& checkpoint = {});
 
   /// Writes every time level of U and M, the iteration count, the damping state, the
