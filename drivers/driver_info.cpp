@@ -63,6 +63,8 @@ std::string this_rank_view(const core::Environment& env, const std::string& assu
   return os.str();
 }
 
+}  // namespace
+
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
   int size = 1;
   int rank = 0;
@@ -89,8 +91,6 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
   }
   return out;
 }
-}  // namespace
-
 int print_info(core::Environment& env, const std::string& assume_hardware_file,
                int max_ranks_per_gpu) {
   std::string view;

@@ -2,6 +2,7 @@
 //
 //   fracmfg --version
 //   fracmfg info
+//   mpiexec -n 2 fracmfg calibrate --sizes 1e2:1e5
 //   fracmfg validate inputs/crowd_1d.yaml
 //   fracmfg validate --reference > docs/deck_reference.md
 //   mpiexec -n 2 fracmfg run inputs/fode_relaxation-ci.yaml
@@ -24,11 +25,13 @@
 #include <string>
 #include <vector>
 
+#include "driver_calibrate.hpp"
 #include "driver_info.hpp"
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/calibrate.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/io/schema.hpp"
 #include "runners.hpp"
@@ -172,6 +175,44 @@ int main(int argc, char** argv) {
                    "execution.max_ranks_per_gpu)")
       ->capture_default_str();
 
+  fracmfg::driver::CalibrateArgs calib;
+  auto* calibrate = app.add_subcommand(
+      "calibrate", "Time the kernels on each rank's backends; store the model runs consult");
+  std::string kernel_list;
+  for (const auto& name : fracmfg::exec::calibration_kernel_names()) {
+    kernel_list += (kernel_list.empty() ? "" : ", ") + name;
+  }
+  calibrate->footer(
+      "Kernels: " + kernel_list +
+      ".\nEach rank measures its own backends (host; cuda where it has a device) at sizes "
+      "log-spaced over --sizes,\nrecords the samples and merges them into its node's "
+      "performance file (atomically, under a lock),\nin --output, else FRACMFG_PERF_DIR, else "
+      "$XDG_CACHE_HOME/fracmfg or ~/.cache/fracmfg.\nRank 0 prints per file: kernel, backend, "
+      "samples, fitted latency, throughput and the crossover n*\nabove which cuda is predicted "
+      "faster. Sizes whose inputs do not fit in memory, or beyond the time cap,\nare skipped "
+      "with a note.");
+  calibrate->add_option("--sizes", calib.sizes, "Work units min:max (log-spaced), e.g. 1e2:1e7")
+      ->capture_default_str();
+  calibrate->add_option("--per-decade", calib.per_decade, "Sizes per decade")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  calibrate->add_option("--repeats", calib.repeats, "Timed calls per size (after one warm-up)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  calibrate->add_option("--kernels", calib.kernels, "Only these kernels (comma-separated)")
+      ->delimiter(',');
+  calibrate->add_option("--backend", calib.backend, "Backends to time")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "all"}));
+  calibrate->add_option("--output", calib.output,
+                        "Performance model directory (default: FRACMFG_PERF_DIR or the user "
+                        "cache directory)");
+  calibrate
+      ->add_option("--max-seconds", calib.max_seconds,
+                   "Time cap per kernel and backend on each rank, seconds")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
     if (validate->parsed() && !reference && deck_path.empty()) {
@@ -199,6 +240,7 @@ int main(int argc, char** argv) {
   return fracmfg::core::guarded_main(petsc_argc, petsc_argv.data(), [&](Environment& env) {
     if (validate->parsed()) return cmd_validate(env, deck_path, print_resolved);
     if (info->parsed()) return fracmfg::driver::print_info(env, assume_hardware, max_ranks_per_gpu);
+    if (calibrate->parsed()) return fracmfg::driver::run_calibrate(env, calib);
     return cmd_run(env, deck_path);
   });
 }

@@ -19,6 +19,22 @@ CudaStatus probe_cuda() {
 #endif
 }
 
+std::size_t cuda_free_memory(int device) {
+#if FRACMFG_HAVE_CUDA
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  const std::string err = kernels::cuda::free_memory(device, free_bytes, total_bytes);
+  if (!err.empty()) {
+    throw Error("cannot read the free memory of CUDA device " + std::to_string(device) + ": " +
+                err);
+  }
+  return free_bytes;
+#else
+  (void)device;
+  throw NotCompiled("the CUDA backend", {"cpu"});
+#endif
+}
+
 std::vector<double> cuda_axpy(int device, double a, const std::vector<double>& x,
                               const std::vector<double>& y) {
   if (x.size() != y.size()) throw Error("cuda_axpy: x and y differ in length");

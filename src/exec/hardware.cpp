@@ -126,7 +126,9 @@ std::string Hardware::describe() const {
   for (const CudaDevice& d : gpus) {
     os << "\n  gpu " << d.id << ": " << d.name << ", cc " << d.cc_major << '.' << d.cc_minor << ", "
        << d.multiprocessors << " multiprocessors, " << gib(d.total_memory) << " ("
-       << gib(d.free_memory) << " free), score " << device_score(d);
+       << (d.free_memory_measured ? gib(d.free_memory) + " free"
+                                  : std::string("free memory not measured"))
+       << "), score " << device_score(d);
   }
   return os.str();
 }

@@ -129,6 +129,7 @@ CudaDevice read_gpu(const Reader& rd, const YAML::Node& n, int index) {
   }
   d.total_memory = gib_to_bytes(total);
   d.free_memory = gib_to_bytes(free);
+  d.free_memory_measured = true;
   return d;
 }
 

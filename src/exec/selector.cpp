@@ -221,7 +221,8 @@ Selector::Selector(Hardware hardware, SelectorConfig config, core::Logger log)
   }
   if (!slot_.on_host() && hardware_.probed && config_.activate_device) {
     try {
-      activate_device(slot_);
+      activate_device(slot_);  // the one cudaSetDevice of this rank (and its context)
+      activated_ = true;
     } catch (const Error& e) {
       log_.warn("rank stays on the host: ", e.what());
       slot_ = DeviceSlot{};
@@ -230,11 +231,6 @@ Selector::Selector(Hardware hardware, SelectorConfig config, core::Logger log)
     }
   }
   cuda_usable_ = !slot_.on_host();
-  if (cuda_usable_) {
-    const CudaDevice& dev = hardware_.gpus[static_cast<std::size_t>(slot_.gpu_index)];
-    device_budget_ = static_cast<double>(dev.free_memory) * (1.0 - config_.memory_margin) /
-                     std::max(1, slot_.sharing);
-  }
   const double threads = std::max(1, hardware_.kokkos_host_concurrency);
   host_bandwidth_ =
       std::min(config_.prior.host_bandwidth_per_thread * threads, config_.prior.host_bandwidth_max);
@@ -253,6 +249,23 @@ Selector::Selector(Hardware hardware, SelectorConfig config, core::Logger log)
   states_.resize(model_.kernel_count());
   log_.debug("selector: backend ", to_string(config_.backend), ", device ", to_string(slot_),
              slot_.sharing > 1 ? " (shared)" : "", ", learning ", config_.learn ? "on" : "off");
+}
+
+double Selector::device_budget() const {
+  if (!cuda_usable_) return 0.0;
+  if (budget_known_) return device_budget_;
+  const CudaDevice& dev = hardware_.gpus[static_cast<std::size_t>(slot_.gpu_index)];
+  double free = static_cast<double>(dev.free_memory_measured ? dev.free_memory : dev.total_memory);
+  if (!dev.free_memory_measured && activated_) {
+    try {
+      free = static_cast<double>(cuda_free_memory(slot_.device));
+    } catch (const Error& e) {
+      log_.warn("device memory budget from the total memory: ", e.what());
+    }
+  }
+  device_budget_ = free * (1.0 - config_.memory_margin) / std::max(1, slot_.sharing);
+  budget_known_ = true;
+  return device_budget_;
 }
 
 void Selector::unknown_kernel(KernelId id) {
@@ -306,12 +319,13 @@ Decision Selector::evaluate(const Workload& w, const KernelState& ks) const {
     d.reason = Reason::cuda_failed;
     return d;
   }
-  if (w.device_bytes > device_budget_) {
-    if (!w.chunkable || !(device_budget_ > 0.0)) {
+  const double budget = w.device_bytes > 0.0 ? device_budget() : 0.0;
+  if (w.device_bytes > budget) {
+    if (!w.chunkable || !(budget > 0.0)) {
       d.reason = Reason::memory;
       return d;
     }
-    const double chunks = std::ceil(w.device_bytes / device_budget_);
+    const double chunks = std::ceil(w.device_bytes / budget);
     d.chunks = chunks < 2147483647.0 ? static_cast<int>(chunks) : 2147483647;
   }
   if (config_.backend == BackendChoice::cuda) {

@@ -16,7 +16,12 @@ struct CudaDevice {
   int cc_minor = 0;
   int multiprocessors = 0;
   std::size_t total_memory = 0;  ///< bytes
-  std::size_t free_memory = 0;   ///< bytes, at probe time
+  /// Bytes free. probe_cuda() does not measure it (that would create a CUDA context on
+  /// every device): it is 0 with free_memory_measured false until cuda_free_memory() is
+  /// called for the rank's own device (exec::Selector does so lazily). A YAML description
+  /// sets it (free_gb, default memory_gb) and marks it measured.
+  std::size_t free_memory = 0;
+  bool free_memory_measured = false;
 };
 
 struct CudaStatus {
@@ -27,8 +32,17 @@ struct CudaStatus {
   std::vector<CudaDevice> devices;
 };
 
-/// Queries the CUDA runtime (not collective).
+/// Queries the CUDA runtime (not collective): device count and each device's static
+/// properties (name, capability, multiprocessors, total memory) through
+/// cudaGetDeviceProperties, which needs no context. It creates no CUDA context: a context
+/// costs ~300 MB of device memory and up to seconds on each device, and every rank of a node
+/// probes. Free memory is not read (see CudaDevice::free_memory).
 CudaStatus probe_cuda();
+
+/// Free memory of `device` in bytes, measured now (cudaMemGetInfo). Makes the device
+/// current and creates its context if it has none: call it only for the rank's own device,
+/// after placement. Throws NotCompiled without CUDA and Error when the runtime refuses.
+std::size_t cuda_free_memory(int device);
 
 /// Runs y = a*x + y for n elements on device `device` and returns the device result; used
 /// as a smoke test of the CUDA build. Throws NotCompiled without CUDA and Error when the

@@ -19,7 +19,7 @@
 //     no GPU visible, or the rank is beyond max_ranks_per_gpu), or the cuda path of this
 //     kernel failed failure_limit times on this rank (cuda_failed);
 //  3. memory: Workload::device_bytes above this rank's device budget = free device memory
-//     at probe time x (1 - memory_margin) / ranks sharing the device -> host (memory), or,
+//     x (1 - memory_margin) / ranks sharing the device -> host (memory), or,
 //     for a chunkable workload, Decision::chunks = ceil(device_bytes / budget);
 //  4. backend cuda -> cuda (forced_cuda); otherwise the performance model: the backend with
 //     the smaller predicted time (model). Before a (kernel, backend) has fitted samples its
@@ -37,6 +37,16 @@
 // so the result is never lost; the first fallback of a kernel is logged at warn, later
 // ones at debug; after failure_limit failures (total, per kernel) cuda is no longer tried
 // for that kernel on this rank. Exceptions from host_fn propagate.
+//
+// Free device memory is read lazily, once, for the rank's own device only (the first
+// decision that needs the budget): the hardware probe creates no CUDA context, and reading
+// free memory needs one. A probed device that this selector did not make current
+// (activate_device false, e.g. `fracmfg info`) is not touched: its total memory stands in.
+//
+// CUDA resources: the selector owns the rank's kernels::CudaResources (cuFFT plans and the
+// cuSPARSE handle, created on first use and reused); kernels called through run() take
+// them via cuda_resources() in their options. They are destroyed with the selector, which
+// must therefore not outlive the program's main scope (never a global).
 //
 // A Selector belongs to one rank and is not thread-safe. place() and run() do not allocate
 // (except for an error text on a cuda failure) and look nothing up by name.
@@ -60,6 +70,7 @@
 #include "fracmfg/exec/perf_model.hpp"
 #include "fracmfg/exec/placement.hpp"
 #include "fracmfg/exec/workload.hpp"
+#include "fracmfg/kernels/cuda_resources.hpp"
 
 namespace fracmfg::exec {
 
@@ -285,8 +296,12 @@ class Selector {
   /// True when a call may run on cuda at all (compiled, a device, not disabled or forced
   /// to cpu).
   bool cuda_usable() const { return cuda_usable_; }
-  /// Device bytes a call may use (rule 3); 0 without a device.
-  double device_budget() const { return device_budget_; }
+  /// Device bytes a call may use (rule 3); 0 without a device. Reads the device's free
+  /// memory on first call (see the header comment).
+  double device_budget() const;
+  /// The rank's cache of cuFFT plans and cuSPARSE handles for the cuda paths (pass it as the
+  /// kernels' options.cuda_resources); null when cuda is not usable on this rank.
+  kernels::CudaResources* cuda_resources() { return cuda_usable_ ? &cuda_resources_ : nullptr; }
   /// True once the cuda path of this kernel reached failure_limit.
   bool cuda_disabled(KernelId kernel) const;
   const BackendStats& stats(KernelId kernel, Backend backend) const;
@@ -332,13 +347,16 @@ class Selector {
   DeviceSlot slot_;
   std::string device_name_;
   bool cuda_usable_ = false;
-  double device_budget_ = 0.0;
+  bool activated_ = false;  // this selector made the rank's device current
+  mutable bool budget_known_ = false;
+  mutable double device_budget_ = 0.0;
   double host_bandwidth_ = 0.0;
   double host_flops_ = 0.0;
   std::uint64_t explore_every_ = 0;
   PerfModel model_;
   std::vector<KernelState> states_;
   std::function<double()> clock_;
+  kernels::CudaResources cuda_resources_;
 };
 
 }  // namespace fracmfg::exec

@@ -53,6 +53,8 @@
 
 namespace fracmfg::kernels {
 
+class CudaResources;  // fracmfg/kernels/cuda_resources.hpp
+
 /// One square of the history triangle over caller-owned host memory (see the header comment).
 struct HistoryBlock {
   std::int64_t components = 0;             ///< c >= 0
@@ -89,11 +91,15 @@ struct HistoryOptions {
   /// Doubles of padded signal (components x L) transformed per batch; larger batches are
   /// split into chunks of components. The host path keeps about 4x this much scratch.
   std::int64_t max_batch_doubles = std::int64_t{1} << 15;
+  /// cuFFT plans of history_fft_cuda come from this cache (e.g. the rank's
+  /// exec::Selector::cuda_resources()); null: from the workspace's own cache, which lives
+  /// as long as the workspace (see cuda_resources.hpp).
+  CudaResources* cuda_resources = nullptr;
 };
 
-/// Cached FFTW plans and scratch arrays of the host FFT path (grown on demand, kept for the
-/// next call). Not thread-safe: one thread per workspace; construct and destroy workspaces
-/// from one thread at a time (FFTW's planner is not thread-safe).
+/// Cached FFTW plans and scratch arrays of the host FFT path and cuFFT plans of the cuda path
+/// (grown on demand, kept for the next call). Not thread-safe: one thread per workspace; construct
+/// and destroy workspaces from one thread at a time (FFTW's planner is not thread-safe).
 class HistoryWorkspace {
  public:
   explicit HistoryWorkspace(HistoryOptions options = {});
@@ -106,6 +112,9 @@ class HistoryWorkspace {
   const HistoryOptions& options() const;
   /// Number of distinct FFTW plan pairs created so far (each (L, batch) once).
   std::int64_t plans_created() const;
+  /// The cache of the cuda path's cuFFT plans: options().cuda_resources when set, else the
+  /// workspace's own (empty until the cuda path runs; destroyed with the workspace).
+  CudaResources& cuda_resources();
 
   struct Impl;
   Impl& impl() { return *impl_; }

@@ -61,6 +61,8 @@
 
 namespace fracmfg::kernels {
 
+class CudaResources;  // fracmfg/kernels/cuda_resources.hpp
+
 enum class KdeBoundary : std::uint8_t { open = 0, reflecting = 1, periodic = 2 };
 
 /// One axis of the grid and the kernel's bandwidth along it.
@@ -98,6 +100,9 @@ struct KdeSamples {
 struct KdeOptions {
   double truncation = 8.0;  ///< c: the kernel is cut at c h; 1 <= c <= 40
   int cuda_device = 0;      ///< runtime device index for the cuda entry points
+  /// cuFFT plans of the cuda entry points are taken from (and kept in) this cache; null:
+  /// each call plans and destroys its own (see cuda_resources.hpp).
+  CudaResources* cuda_resources = nullptr;
 };
 
 /// The signature every algorithm and backend implements.

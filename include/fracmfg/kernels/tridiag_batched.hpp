@@ -39,6 +39,8 @@
 
 namespace fracmfg::kernels {
 
+class CudaResources;  // fracmfg/kernels/cuda_resources.hpp
+
 /// Where entry i of system k lives; see the header comment.
 enum class TridiagLayout : std::uint8_t { strided = 0, interleaved = 1 };
 
@@ -72,6 +74,9 @@ struct TridiagOptions {
   bool cyclic = false;  ///< periodic coupling (see the header comment)
   TridiagCudaMethod cuda_method = TridiagCudaMethod::thomas;
   int cuda_device = 0;  ///< runtime device index for the cuda entry point
+  /// The cusparse method takes its cuSPARSE handle from (and keeps it in) this cache; null:
+  /// each call creates and destroys its own (see cuda_resources.hpp).
+  CudaResources* cuda_resources = nullptr;
 };
 
 /// The signature every backend implements.

@@ -1,5 +1,13 @@
 // CUDA runtime probe and a smoke-test kernel. No Kokkos headers here: Debian's Kokkos is a
 // host-only g++ build.
+//
+// The probe creates no CUDA context. A context costs ~300 MB of device memory and up to
+// seconds to create; probing every visible device from every rank of a node (8 ranks x 8
+// GPUs) would create 64 of them and fill the devices before any work. cudaGetDeviceCount,
+// cudaGetDeviceProperties and cudaDeviceGetAttribute read static properties through the
+// driver without a context; cudaMemGetInfo (free memory) needs one, so free memory is read
+// only for the device a rank is placed on (free_memory(), after that device was made
+// current by exec::activate_device), never here.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -42,15 +50,20 @@ exec::CudaStatus probe() {
     dev.cc_minor = p.minor;
     dev.multiprocessors = p.multiProcessorCount;
     dev.total_memory = p.totalGlobalMem;
-    std::size_t free_b = 0;
-    std::size_t total_b = 0;
-    if (cudaSetDevice(d) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
-      dev.free_memory = free_b;
-    }
+    dev.free_memory = 0;  // not measured: needs a context (see the top of this file)
+    dev.free_memory_measured = false;
     s.devices.push_back(dev);
   }
   s.status = count > 0 ? "ok" : "no CUDA device visible";
   return s;
+}
+
+std::string free_memory(int device, std::size_t& free_bytes, std::size_t& total_bytes) {
+  cudaError_t e = cudaSetDevice(device);  // a no-op when the rank's device is current
+  if (e == cudaSuccess) e = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (e == cudaSuccess) return {};
+  cudaGetLastError();
+  return error_text(e);
 }
 
 std::string axpy(int device, double a, const double* x, double* y, std::size_t n) {

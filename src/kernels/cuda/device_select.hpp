@@ -5,6 +5,7 @@
 
 namespace fracmfg::kernels::cuda {
 /// Makes `device` current for the calling host thread (cudaSetDevice) and creates its
-/// context. Returns an empty string on success, else the CUDA error text.
+/// context: the one context a rank creates, on the device it was placed on (the probe
+/// creates none). Returns an empty string on success, else the CUDA error text.
 std::string select_device(int device);
 }  // namespace fracmfg::kernels::cuda

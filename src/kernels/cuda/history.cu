@@ -11,6 +11,7 @@
 
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/history_cuda.hpp"
+#include "kernels/cuda/resource_cache_cuda.hpp"
 #include "kernels/history_item.hpp"
 
 namespace fracmfg::kernels::cuda {
@@ -48,42 +49,21 @@ __global__ void extract_kernel(std::int64_t total, std::int64_t components, std:
   }
 }
 
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) {
-    throw Error(std::string("CUDA cuFFT error in ") + what + ": cufftResult " +
-                std::to_string(static_cast<int>(r)));
-  }
+// A batch of `batch` real transforms of length L, contiguous (the default layout).
+FftPlanKey plan_key(int device, std::int64_t length, std::int64_t batch, cufftType type) {
+  FftPlanKey k;
+  k.device = device;
+  k.rank = 1;
+  k.dims[0] = length;
+  k.batch = batch;
+  k.type = type;
+  return k;
 }
-
-class CufftPlan {
- public:
-  CufftPlan(std::int64_t length, std::int64_t batch, cufftType type) {
-    int n = static_cast<int>(length);
-    int frequencies = n / 2 + 1;
-    const bool forward = type == CUFFT_D2Z;
-    int in_embed = forward ? n : frequencies;
-    int out_embed = forward ? frequencies : n;
-    cufft_check(cufftPlanMany(&plan_, 1, &n, &in_embed, 1, in_embed, &out_embed, 1, out_embed, type,
-                              static_cast<int>(batch)),
-                "cufftPlanMany");
-    valid_ = true;
-  }
-  CufftPlan(const CufftPlan&) = delete;
-  CufftPlan& operator=(const CufftPlan&) = delete;
-  ~CufftPlan() {
-    if (valid_) cufftDestroy(plan_);
-  }
-  cufftHandle get() const { return plan_; }
-
- private:
-  cufftHandle plan_ = 0;
-  bool valid_ = false;
-};
 
 }  // namespace
 
 void history_fft(const HistoryBlock& b, const HistorySpectra& s, std::int64_t max_batch_doubles,
-                 int device) {
+                 int device, ResourceCache* cache) {
   DeviceGuard guard(device);
   const std::int64_t c = b.components;
   const std::int64_t length = s.fft_length;
@@ -111,15 +91,15 @@ void history_fft(const HistoryBlock& b, const HistorySpectra& s, std::int64_t ma
   std::vector<double> result(sz(b.rules * p * c));
 
   std::int64_t planned_batch = 0;
-  std::unique_ptr<CufftPlan> forward;
-  std::unique_ptr<CufftPlan> backward;
+  std::unique_ptr<FftPlanRef> forward;
+  std::unique_ptr<FftPlanRef> backward;
   for (std::int64_t c0 = 0; c0 < c; c0 += chunk) {
     const std::int64_t cc = std::min(chunk, c - c0);
     if (cc != planned_batch) {
       forward.reset();
       backward.reset();
-      forward = std::make_unique<CufftPlan>(length, cc, CUFFT_D2Z);
-      backward = std::make_unique<CufftPlan>(length, cc, CUFFT_Z2D);
+      forward = std::make_unique<FftPlanRef>(cache, plan_key(device, length, cc, CUFFT_D2Z));
+      backward = std::make_unique<FftPlanRef>(cache, plan_key(device, length, cc, CUFFT_Z2D));
       planned_batch = cc;
     }
     const std::size_t row_bytes = sz(cc) * sizeof(double);

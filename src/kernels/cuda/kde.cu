@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/kde_cuda.hpp"
+#include "kernels/cuda/resource_cache_cuda.hpp"
 #include "kernels/kde_item.hpp"
 
 namespace fracmfg::kernels::cuda {
@@ -80,35 +81,17 @@ __global__ void exact_kernel(detail::KdeAxisPlan px, detail::KdeAxisPlan py, int
   }
 }
 
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) {
-    throw Error(std::string("CUDA cuFFT error in ") + what + ": cufftResult " +
-                std::to_string(static_cast<int>(r)));
-  }
+// The 1D or 2D real transform of the work array (dims slowest first).
+FftPlanKey plan_key(int device, int dim, std::int64_t my, std::int64_t mx, cufftType type) {
+  FftPlanKey k;
+  k.device = device;
+  k.rank = dim;
+  k.dims[0] = dim == 2 ? my : mx;
+  k.dims[1] = dim == 2 ? mx : 0;
+  k.batch = 1;
+  k.type = type;
+  return k;
 }
-
-class CufftPlan {
- public:
-  CufftPlan(int dim, std::int64_t my, std::int64_t mx, cufftType type) {
-    if (dim == 2) {
-      cufft_check(cufftPlan2d(&plan_, static_cast<int>(my), static_cast<int>(mx), type),
-                  "cufftPlan2d");
-    } else {
-      cufft_check(cufftPlan1d(&plan_, static_cast<int>(mx), type, 1), "cufftPlan1d");
-    }
-    valid_ = true;
-  }
-  CufftPlan(const CufftPlan&) = delete;
-  CufftPlan& operator=(const CufftPlan&) = delete;
-  ~CufftPlan() {
-    if (valid_) cufftDestroy(plan_);
-  }
-  cufftHandle get() const { return plan_; }
-
- private:
-  cufftHandle plan_ = 0;
-  bool valid_ = false;
-};
 
 struct DeviceSamples {
   DeviceArray<double> x;
@@ -134,8 +117,8 @@ DeviceSamples upload_samples(const KdeSamples& s, int dim) {
 
 }  // namespace
 
-void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density,
-                int device) {
+void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density, int device,
+                ResourceCache* cache) {
   DeviceGuard guard(device);
   const std::int64_t mx = plan.x.work;
   const std::int64_t my = plan.y.work;
@@ -144,8 +127,8 @@ void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* 
   const std::int64_t gy = plan.y.points;
   const std::size_t grid_size = static_cast<std::size_t>(gx * gy);
 
-  const CufftPlan forward(plan.dim, my, mx, CUFFT_D2Z);
-  const CufftPlan backward(plan.dim, my, mx, CUFFT_Z2D);
+  const FftPlanRef forward(cache, plan_key(device, plan.dim, my, mx, CUFFT_D2Z));
+  const FftPlanRef backward(cache, plan_key(device, plan.dim, my, mx, CUFFT_Z2D));
   auto work = device_alloc<double>(static_cast<std::size_t>(plan.work_size()), "cudaMalloc (work)");
   auto spectrum = device_alloc<cufftDoubleComplex>(static_cast<std::size_t>(plan.spectrum_size()),
                                                    "cudaMalloc (spectrum)");

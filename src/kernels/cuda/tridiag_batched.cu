@@ -13,7 +13,9 @@
 #include <cusparse.h>
 #include <string>
 
+#include "fracmfg/kernels/cuda_resources.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/resource_cache_cuda.hpp"
 #include "kernels/cuda/tridiag_batched_cuda.hpp"
 #include "kernels/host/kernel_checks.hpp"
 #include "kernels/tridiag_item.hpp"
@@ -128,26 +130,6 @@ __global__ void finite_check_kernel(std::int64_t m, std::int64_t n, const double
   }
 }
 
-class SparseHandle {
- public:
-  SparseHandle() { check(cusparseCreate(&handle_), "cusparseCreate"); }
-  SparseHandle(const SparseHandle&) = delete;
-  SparseHandle& operator=(const SparseHandle&) = delete;
-  ~SparseHandle() {
-    if (handle_ != nullptr) cusparseDestroy(handle_);
-  }
-  cusparseHandle_t get() const { return handle_; }
-
-  static void check(cusparseStatus_t s, const char* what) {
-    if (s != CUSPARSE_STATUS_SUCCESS) {
-      throw Error(std::string("CUDA cuSPARSE error in ") + what + ": " + cusparseGetErrorString(s));
-    }
-  }
-
- private:
-  cusparseHandle_t handle_ = nullptr;
-};
-
 unsigned long long read_flag(const DeviceArray<unsigned long long>& flag) {
   unsigned long long host = no_failure;
   copy_to_host(&host, flag.get(), 1, "copy of the failure flag");
@@ -222,7 +204,8 @@ void solve_thomas(const TridiagBatch& batch, bool cyclic) {
   download(rhs.get(), batch.rhs, tmp.get(), m, n, batch.layout, native);
 }
 
-void solve_cusparse(const TridiagBatch& batch, bool cyclic) {
+void solve_cusparse(const TridiagBatch& batch, const TridiagOptions& options) {
+  const bool cyclic = options.cyclic;
   const std::int64_t m = batch.systems;
   const std::int64_t n = batch.size;
   if (m > INT_MAX || n > INT_MAX) {
@@ -230,7 +213,9 @@ void solve_cusparse(const TridiagBatch& batch, bool cyclic) {
   }
   const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
   const TridiagLayout native = TridiagLayout::strided;
-  SparseHandle handle;
+  const SparseHandleRef handle(
+      options.cuda_resources != nullptr ? &options.cuda_resources->cache() : nullptr,
+      options.cuda_device);
   auto sub = device_alloc<double>(count, "cudaMalloc (sub)");
   auto diag = device_alloc<double>(count, "cudaMalloc (diag)");
   auto super = device_alloc<double>(count, "cudaMalloc (super)");
@@ -257,20 +242,18 @@ void solve_cusparse(const TridiagBatch& batch, bool cyclic) {
   const int mi = static_cast<int>(n);
   const int batch_count = static_cast<int>(m);
   std::size_t bytes = 0;
-  SparseHandle::check(
+  cusparse_check(
       cusparseDgtsv2StridedBatch_bufferSizeExt(handle.get(), mi, sub.get(), diag.get(), super.get(),
                                                rhs.get(), batch_count, mi, &bytes),
       "cusparseDgtsv2StridedBatch_bufferSizeExt");
   auto buffer = device_alloc<char>(bytes, "cudaMalloc (cuSPARSE buffer)");
-  SparseHandle::check(
-      cusparseDgtsv2StridedBatch(handle.get(), mi, sub.get(), diag.get(), super.get(), rhs.get(),
-                                 batch_count, mi, buffer.get()),
-      "cusparseDgtsv2StridedBatch");
+  cusparse_check(cusparseDgtsv2StridedBatch(handle.get(), mi, sub.get(), diag.get(), super.get(),
+                                            rhs.get(), batch_count, mi, buffer.get()),
+                 "cusparseDgtsv2StridedBatch");
   if (cyclic) {
-    SparseHandle::check(
-        cusparseDgtsv2StridedBatch(handle.get(), mi, sub.get(), diag.get(), super.get(), u.get(),
-                                   batch_count, mi, buffer.get()),
-        "cusparseDgtsv2StridedBatch");
+    cusparse_check(cusparseDgtsv2StridedBatch(handle.get(), mi, sub.get(), diag.get(), super.get(),
+                                              u.get(), batch_count, mi, buffer.get()),
+                   "cusparseDgtsv2StridedBatch");
     sherman_morrison_kernel<<<blocks, threads_per_block>>>(m, n, corners.get(), rhs.get(), u.get(),
                                                            flag.get());
   }
@@ -287,7 +270,7 @@ void tridiag_batched(const TridiagBatch& batch, const TridiagOptions& options) {
   DeviceGuard device(options.cuda_device);
   // gtsv2StridedBatch needs n >= 3; smaller systems take the thomas path.
   if (options.cuda_method == TridiagCudaMethod::cusparse && batch.size >= 3) {
-    solve_cusparse(batch, options.cyclic);
+    solve_cusparse(batch, options);
   } else {
     solve_thomas(batch, options.cyclic);
   }

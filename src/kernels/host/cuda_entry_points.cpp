@@ -5,6 +5,7 @@
 
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/kernels/cuda_resources.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
 
@@ -42,7 +43,8 @@ void kde_binned_cuda(const KdeGrid& grid, const KdeSamples& samples, double* den
   check_kde(grid, samples, density, options, who);
 #if FRACMFG_HAVE_CUDA
   cuda::kde_binned(detail::make_kde_plan(grid, options, true), samples, density,
-                   options.cuda_device);
+                   options.cuda_device,
+                   options.cuda_resources != nullptr ? &options.cuda_resources->cache() : nullptr);
 #else
   not_compiled(who);
 #endif

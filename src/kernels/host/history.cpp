@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/kernels/cuda_resources.hpp"
 #include "kernels/history_item.hpp"
 #include "kernels/host/fftw_handles.hpp"
 #include "kernels/host/kernel_checks.hpp"
@@ -97,6 +98,8 @@ struct HistoryWorkspace::Impl {
   detail::FftwArray<fftw_complex> product;
   std::size_t real_capacity = 0;
   std::size_t complex_capacity = 0;
+  // cuFFT plans of history_fft_cuda when options.cuda_resources is null.
+  CudaResources cuda;
 };
 
 HistoryWorkspace::HistoryWorkspace(HistoryOptions options)
@@ -114,6 +117,10 @@ const HistoryOptions& HistoryWorkspace::options() const {
 }
 std::int64_t HistoryWorkspace::plans_created() const {
   return static_cast<std::int64_t>(impl_->cache.size());
+}
+CudaResources& HistoryWorkspace::cuda_resources() {
+  if (impl_->options.cuda_resources != nullptr) return *impl_->options.cuda_resources;
+  return impl_->cuda;
 }
 
 // --- checks ------------------------------------------------------------------------------

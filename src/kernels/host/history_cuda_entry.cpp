@@ -4,6 +4,7 @@
 
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/kernels/cuda_resources.hpp"
 #include "fracmfg/kernels/history.hpp"
 
 #if FRACMFG_HAVE_CUDA
@@ -19,7 +20,7 @@ void history_fft_cuda(const HistoryBlock& block, const HistorySpectra& spectra,
 #if FRACMFG_HAVE_CUDA
   if (block.components == 0 || block.output_rows == 0 || block.signal_rows == 0) return;
   cuda::history_fft(block, spectra, workspace.options().max_batch_doubles,
-                    workspace.options().cuda_device);
+                    workspace.options().cuda_device, &workspace.cuda_resources().cache());
 #else
   (void)workspace;
   throw NotCompiled(std::string("the CUDA backend (") + who + ")", {"host"});

@@ -1,0 +1,23 @@
+#pragma once
+// The names under which node-local kernel calls describe themselves to the rank's Selector
+// (Workload::kernel, via Selector::kernel(name)). The performance model is keyed by these
+// names, so `fracmfg calibrate` (exec/calibrate.hpp) measures exactly the kernels the
+// solvers consult; tests/unit/exec_calibrate_test.cpp runs the solvers with a selector and
+// checks that every name they register is one of these.
+
+namespace fracmfg::exec::kernel_names {
+
+/// frac::FodeSolver's history squares by FFT (kernels::history_fft_*).
+inline constexpr const char* history_fft = "history_fft";
+/// mfg::ParticleFokkerPlanck's density estimate of the binned particle mass
+/// (kernels::kde_binned_*, the grid nodes as weighted samples).
+inline constexpr const char* mfg_particle_kde = "mfg_particle_kde";
+/// mfg::Coupling's nonlocal (Gaussian convolution) coupling (kernels::kde_binned_*).
+inline constexpr const char* mfg_nonlocal_coupling = "mfg_nonlocal_coupling";
+/// kernels::tridiag_batched_* on its own (batched line solves).
+inline constexpr const char* tridiag_batched = "tridiag_batched";
+/// kernels::kde_binned_* on scattered samples, 1D and 2D.
+inline constexpr const char* kde_binned_1d = "kde_binned_1d";
+inline constexpr const char* kde_binned_2d = "kde_binned_2d";
+
+}  // namespace fracmfg::exec::kernel_names

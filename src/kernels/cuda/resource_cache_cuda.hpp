@@ -1,0 +1,98 @@
+#pragma once
+// The cache behind kernels::CudaResources (nvcc only): cuFFT plans keyed by their shape and
+// one cuSPARSE handle per device, created on first use (see fracmfg/kernels/cuda_resources.hpp
+// for the contract). Lookups throw fracmfg::Error ("CUDA ...") when creation fails.
+
+#include <cstddef>
+#include <cstdint>
+#include <cufft.h>
+#include <cusparse.h>
+#include <vector>
+
+#include "fracmfg/kernels/cuda_resources.hpp"
+
+namespace fracmfg::kernels::cuda {
+
+/// A cuFFT plan's shape: `rank` dimensions dims[0..rank) (slowest first), `batch`
+/// contiguous transforms (the default data layout of cufftPlanMany with null embeds).
+struct FftPlanKey {
+  int device = 0;
+  int rank = 1;
+  std::int64_t dims[2] = {0, 0};
+  std::int64_t batch = 1;
+  cufftType type = CUFFT_D2Z;
+
+  friend bool operator==(const FftPlanKey& a, const FftPlanKey& b) {
+    return a.device == b.device && a.rank == b.rank && a.dims[0] == b.dims[0] &&
+           a.dims[1] == b.dims[1] && a.batch == b.batch && a.type == b.type;
+  }
+};
+
+/// Throws fracmfg::Error("CUDA cuFFT error in <what>: ...") unless r is CUFFT_SUCCESS.
+void cufft_check(cufftResult r, const char* what);
+/// Throws fracmfg::Error("CUDA cuSPARSE error in <what>: ...") unless s is success.
+void cusparse_check(cusparseStatus_t s, const char* what);
+
+/// Creates a plan of this shape (the caller owns it); the device must be current.
+cufftHandle create_fft_plan(const FftPlanKey& key);
+
+/// A plan owned by a cache, or by this object when no cache is given (then destroyed with
+/// it): the one way the kernels obtain plans.
+class FftPlanRef {
+ public:
+  FftPlanRef(ResourceCache* cache, const FftPlanKey& key);
+  FftPlanRef(const FftPlanRef&) = delete;
+  FftPlanRef& operator=(const FftPlanRef&) = delete;
+  ~FftPlanRef();
+  cufftHandle get() const { return plan_; }
+
+ private:
+  cufftHandle plan_ = 0;
+  bool owned_ = false;
+};
+
+/// The cuSPARSE handle of `device` (current), from the cache or owned like FftPlanRef.
+class SparseHandleRef {
+ public:
+  SparseHandleRef(ResourceCache* cache, int device);
+  SparseHandleRef(const SparseHandleRef&) = delete;
+  SparseHandleRef& operator=(const SparseHandleRef&) = delete;
+  ~SparseHandleRef();
+  cusparseHandle_t get() const { return handle_; }
+
+ private:
+  cusparseHandle_t handle_ = nullptr;
+  bool owned_ = false;
+};
+
+struct ResourceCache {
+  struct Plan {
+    FftPlanKey key;
+    cufftHandle plan = 0;
+    std::uint64_t last_use = 0;
+  };
+  struct Handle {
+    int device = 0;
+    cusparseHandle_t handle = nullptr;
+  };
+
+  explicit ResourceCache(std::size_t max) : max_plans(max < 2 ? 2 : max) {}
+  ResourceCache(const ResourceCache&) = delete;
+  ResourceCache& operator=(const ResourceCache&) = delete;
+  ~ResourceCache() { clear(); }
+
+  /// The plan of this shape (the device current), created on first use. Valid until the
+  /// cache is cleared or the plan is evicted, which needs max_plans newer plan requests.
+  cufftHandle plan(const FftPlanKey& key);
+  /// The handle of `device` (current), created on first use.
+  cusparseHandle_t sparse(int device);
+  void clear() noexcept;
+
+  std::size_t max_plans;
+  std::uint64_t clock = 0;
+  std::vector<Plan> plans;
+  std::vector<Handle> handles;
+  CudaResourceCounts counts;
+};
+
+}  // namespace fracmfg::kernels::cuda
