@@ -79,7 +79,10 @@ TEST(exec_hardware, ProbeDescribesThisRankWithoutError) {
   }
   for (const auto& g : hw.gpus) {
     EXPECT_GT(g.multiprocessors, 0);
-    EXPECT_LE(g.free_memory, g.total_memory);
+    EXPECT_GT(g.total_memory, 0u);
+    // The probe creates no CUDA context, so free memory is left unmeasured.
+    EXPECT_FALSE(g.free_memory_measured);
+    EXPECT_EQ(g.free_memory, 0u);
   }
   EXPECT_NE(hw.describe().find(hw.host_name), std::string::npos);
 }
@@ -148,6 +151,7 @@ TEST(exec_hardware, FreeMemoryDefaultsToTotalAndIdsToPosition) {
   const fe::Hardware hw = fe::Hardware::from_yaml_file(data_file("mixed_gpus.yaml"));
   ASSERT_EQ(hw.gpus.size(), 2u);
   EXPECT_EQ(hw.gpus[0].free_memory, hw.gpus[0].total_memory);
+  EXPECT_TRUE(hw.gpus[0].free_memory_measured);  // described: free_gb or memory_gb
   EXPECT_EQ(hw.gpus[1].free_memory, 12ull << 30);
   EXPECT_EQ(hw.gpus[1].id, 1);
   const fe::Hardware ids = fe::Hardware::from_yaml(

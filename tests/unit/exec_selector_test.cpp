@@ -377,6 +377,24 @@ TEST(exec_selector, RanksSharingADeviceShareItsMemory) {
   EXPECT_DOUBLE_EQ(sel.device_budget(), 40.0 * 0.75 / 4 * 1024.0 * 1024.0 * 1024.0);
 }
 
+TEST(exec_selector, UnmeasuredFreeMemoryIsNotReadFromADeviceTheSelectorDidNotActivate) {
+  // A probe reports free memory as not measured (reading it needs a CUDA context); a
+  // selector that did not make the device current (here: described hardware, activation
+  // off) budgets from the total memory instead of creating a context.
+  fe::Hardware hw = gpu_node(39.5);
+  hw.gpus[0].free_memory = 0;
+  hw.gpus[0].free_memory_measured = false;
+  EXPECT_NE(hw.describe().find("free memory not measured"), std::string::npos) << hw.describe();
+  fe::SelectorConfig c = test_config();
+  c.memory_margin = 0.5;
+  fe::Selector sel(hw, c);
+  ASSERT_TRUE(sel.cuda_usable());
+  EXPECT_DOUBLE_EQ(sel.device_budget(), 0.5 * 40.0 * 1024.0 * 1024.0 * 1024.0);
+  fe::Workload w = workload(sel.kernel("k"), 1000);
+  w.device_bytes = 30.0 * 1024.0 * 1024.0 * 1024.0;
+  EXPECT_EQ(sel.decide(w).reason, fe::Reason::memory);
+}
+
 // --- model and exploration ------------------------------------------------------------
 
 TEST(exec_selector, ModelPicksTheFasterBackendBySize) {
