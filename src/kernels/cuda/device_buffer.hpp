@@ -52,19 +52,27 @@ void copy_to_host(T* dst, const T* src, std::size_t count, const char* what) {
   if (count > 0) cuda_check(cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost), what);
 }
 
-/// Makes `device` current for its lifetime and restores the previous device afterwards.
+/// Makes `device` current for its lifetime and restores the previous device afterwards. The
+/// rank's device is normally current already (exec::Selector sets it once); then neither
+/// side calls cudaSetDevice.
 class DeviceGuard {
  public:
   explicit DeviceGuard(int device) {
     cuda_check(cudaGetDevice(&previous_), "cudaGetDevice");
-    cuda_check(cudaSetDevice(device), "cudaSetDevice");
+    if (previous_ != device) {
+      cuda_check(cudaSetDevice(device), "cudaSetDevice");
+      switched_ = true;
+    }
   }
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;
-  ~DeviceGuard() { cudaSetDevice(previous_); }
+  ~DeviceGuard() {
+    if (switched_) cudaSetDevice(previous_);
+  }
 
  private:
   int previous_ = 0;
+  bool switched_ = false;
 };
 
 /// Checks the launch, then waits for the device and checks the execution.
