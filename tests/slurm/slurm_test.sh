@@ -192,12 +192,17 @@ case_start() {
 # Which -ci decks run in this build, and does any solver stop with a checkpoint on SIGUSR1?
 # Writes $probe_file: RUN_DECKS (the first deck that runs, per problem type), RUN_DECK
 # (the first of them), LONG_FACTOR_<type> (steps factor that keeps a run of that type busy
-# for more than LONG_SECONDS), SIGNAL_DECK (a deck whose solver exits 75 on SIGUSR1).
+# for more than LONG_SECONDS), SIGNAL_DECK (a deck whose solver exits 75 on SIGUSR1 within
+# STOP_SECONDS: it finishes its time step or outer iteration and writes its checkpoint).
+# An mfg run polls after each outer iteration, which sweeps every time step: its steps
+# grow from x10 by x3 (x1000 would make one iteration and its checkpoint of every time
+# level take longer than a batch system's warning); other types from x1000 by x30.
 LONG_SECONDS=2
+STOP_SECONDS=10
 case_probe() {
   fresh_work
   local deck type rc long pid i run_decks=() types_done=" " types_missing=" " notes=()
-  local signal_deck="" signal_notes=() factors=() factor outcome ckpt restart_deck=""
+  local signal_deck="" signal_notes=() factors=() factor grow most outcome ckpt restart_deck=""
   local restart_option=""
   local restart_notes=()
   for deck in "$top"/inputs/*-ci.yaml; do
@@ -214,7 +219,11 @@ case_probe() {
   done
   for deck in "${run_decks[@]}"; do
     type=$("$python" "$here/deck_tool.py" problem "$deck")
-    factor=1000
+    if [[ "$type" == mfg ]]; then
+      factor=10 grow=3 most=1000
+    else
+      factor=1000 grow=30 most=30000
+    fi
     outcome=""
     while [[ -z "$outcome" ]]; do
       long=$work/signal-$type.yaml
@@ -235,22 +244,22 @@ case_probe() {
       if ! kill -0 "$pid" 2>/dev/null; then
         wait "$pid"
         rc=$?
-        if ((rc == 0 && factor < 30000)); then
-          factor=$((factor * 30))
+        if ((rc == 0 && factor < most)); then
+          factor=$((factor * grow))
           continue
         fi
         outcome="steps x$factor ends within ${LONG_SECONDS} s (exit $rc)"
         break
       fi
       kill -USR1 "$pid" 2>/dev/null
-      for ((i = 0; i < 20; ++i)); do
+      for ((i = 0; i < STOP_SECONDS * 10; ++i)); do
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
       done
       if kill -0 "$pid" 2>/dev/null; then
         kill -KILL "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
-        outcome="still running 2 s after SIGUSR1"
+        outcome="still running $STOP_SECONDS s after SIGUSR1"
         break
       fi
       wait "$pid"
@@ -333,11 +342,19 @@ case_probe() {
 }
 
 # long_deck DECK OUT [TIMES]: DECK made long enough to be interrupted: its steps times
-# LONG_FACTOR_<type> (a run of more than LONG_SECONDS), times TIMES (default 1).
+# LONG_FACTOR_<type> (a run of more than LONG_SECONDS), times TIMES (default 1). An mfg
+# deck is made TIMES longer by its outer iterations instead (a tolerance it does not reach,
+# many more iterations), so that each iteration, after which it can stop, stays short.
 long_deck() {
   local type var
   type=$("$python" "$here/deck_tool.py" problem "$1")
   var=LONG_FACTOR_$type
+  if [[ "$type" == mfg && ${3:-1} -gt 1 ]]; then
+    "$python" "$here/deck_tool.py" scale "$1" "$2.steps.yaml" "${!var:-10}" &&
+      "$python" "$here/deck_tool.py" set "$2.steps.yaml" "$2" mfg.iteration.tolerance=1.0e-14 \
+        "mfg.iteration.max_iterations=$((1000 * $3))"
+    return
+  fi
   "$python" "$here/deck_tool.py" scale "$1" "$2" "$((${!var:-1000} * ${3:-1}))"
 }
 
