@@ -46,6 +46,20 @@ std::int64_t HistoryEngine::weight_count(std::int64_t points, HistoryMode mode) 
   return static_cast<std::int64_t>(frac::next_fast_fft_size(static_cast<std::size_t>(points))) + 1;
 }
 
+namespace {
+
+/// The rank's device and cuFFT plan cache from the selector (the caller's options win when
+/// it has no selector).
+kernels::HistoryOptions on_selector_device(kernels::HistoryOptions o, exec::Selector* selector) {
+  if (selector != nullptr) {
+    o.cuda_device = selector->device().device;
+    if (o.cuda_resources == nullptr) o.cuda_resources = selector->cuda_resources();
+  }
+  return o;
+}
+
+}  // namespace
+
 HistoryEngine::HistoryEngine(std::int64_t points, std::int64_t components, int rules,
                              HistoryMode mode, std::int64_t block, std::vector<HistoryGroup> groups,
                              exec::Selector* selector, kernels::HistoryOptions kernel_options)
@@ -57,7 +71,7 @@ HistoryEngine::HistoryEngine(std::int64_t points, std::int64_t components, int r
       padded_(padded_points(points, mode, block)),
       groups_(std::move(groups)),
       selector_(selector),
-      workspace_(kernel_options) {
+      workspace_(on_selector_device(kernel_options, selector)) {
   if (points < 1) throw Error("HistoryEngine: needs at least one point");
   if (components < 0) throw Error("HistoryEngine: negative component count");
   if (rules != 1 && rules != 2) throw Error("HistoryEngine: rules must be 1 or 2");

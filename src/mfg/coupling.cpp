@@ -102,6 +102,7 @@ struct Coupling::Impl {
     selector->run(w, host, [&] {
       kernels::KdeOptions o = options;
       o.cuda_device = selector->device().device;
+      o.cuda_resources = selector->cuda_resources();
       kernels::kde_binned_cuda(kde_grid, s, density.data(), o);
     });
   }

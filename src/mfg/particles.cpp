@@ -314,6 +314,7 @@ struct ParticleFokkerPlanck::Impl {
       selector->run(w, host, [&] {
         kernels::KdeOptions o = options;
         o.cuda_device = selector->device().device;
+        o.cuda_resources = selector->cuda_resources();
         kernels::kde_binned_cuda(grid, s, dens.data(), o);
       });
     }
