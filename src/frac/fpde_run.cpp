@@ -2,9 +2,8 @@
 
 #include <petscsys.h>
 
-#include <chrono>
-#include <cmath>
-#include <cstdlib>
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -12,63 +11,28 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/progress.hpp"
 #include "fracmfg/io/h5_writer.hpp"
 
 namespace fracmfg::frac {
 
 namespace {
 
-// Seconds between progress lines at info level: `requested` when >= 0, else
-// FRACMFG_PROGRESS_SECONDS (>= 0), else 10.
-double progress_interval(double requested, const core::Logger& log) {
-  constexpr double kDefault = 10.0;
-  if (requested >= 0.0) return requested;
-  const char* text = std::getenv("FRACMFG_PROGRESS_SECONDS");
-  if (text == nullptr || *text == '\0') return kDefault;
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) {
-    log.warn("FRACMFG_PROGRESS_SECONDS=", text, " is not a number of seconds >= 0; using ",
-             kDefault);
-    return kDefault;
-  }
-  return v;
-}
-
 // One line per step: at info level for the first step of the run, the last one and at most
-// one per `interval` seconds, at debug level otherwise. No communication (only the
-// logger's ranks write, and the timing may differ between ranks).
-class Progress {
- public:
-  using Clock = std::chrono::steady_clock;
-  Progress(const core::Logger& log, double interval, std::int64_t first, std::int64_t last)
-      : log_(log), interval_(interval), first_(first), last_(last), start_(Clock::now()) {}
-
-  void step(const FpdeSolver& s) {
-    const auto now = Clock::now();
-    const bool due = s.step() == first_ + 1 || s.step() >= last_ ||
-                     std::chrono::duration<double>(now - last_line_).count() >= interval_;
-    const core::LogLevel level = due ? core::LogLevel::info : core::LogLevel::debug;
-    if (!log_.enabled(level)) return;
-    if (due) last_line_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const auto done = static_cast<double>(s.step() - first_);
-    const double per_step = done > 0.0 ? elapsed / done : 0.0;
-    std::ostringstream os;
-    os.precision(4);
-    os << "fpde: step " << s.step() << "/" << s.steps() << ", t = " << s.time() << ", "
-       << s.statistics().last_linear_iterations << " linear iterations, " << per_step * 1e3
-       << " ms/step; elapsed " << elapsed << " s, ETA "
-       << per_step * static_cast<double>(last_ - s.step()) << " s";
-    log_.write(level, os.str());
-  }
-
- private:
-  const core::Logger& log_;
-  double interval_;
-  std::int64_t first_, last_;
-  Clock::time_point start_, last_line_{};
-};
+// one per `interval` seconds (core::Progress), at debug level otherwise. No communication
+// (only the logger's ranks write, and the timing may differ between ranks).
+void report_step(core::Progress& progress, const FpdeSolver& s, std::int64_t last) {
+  const core::LogLevel level = progress.step(s.step() >= last);
+  if (!progress.enabled(level)) return;
+  std::ostringstream os;
+  os.precision(4);
+  os << "fpde: step " << s.step() << "/" << s.steps() << ", t = " << s.time() << ", "
+     << s.statistics().last_linear_iterations << " linear iterations, "
+     << progress.mean_step_seconds() * 1e3 << " ms/step; elapsed "
+     << core::format_duration(progress.elapsed()) << ", ETA "
+     << core::format_duration(progress.eta_steps(last - s.step()));
+  progress.write(level, os.str());
+}
 
 }  // namespace
 
@@ -164,11 +128,12 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   const std::int64_t last =
       options.stop_at >= 0 ? std::min(options.stop_at, solver->steps()) : solver->steps();
   const int every = std::max(1, output.every);
-  Progress progress(log, progress_interval(options.progress_interval, log), summary.first_step,
-                    last);
+  core::Progress progress(log, options.progress_interval >= 0.0
+                                   ? options.progress_interval
+                                   : core::progress_interval_from_environment(log));
   solver->run_until(last, [&](const FpdeSolver& s) {
     if (s.step() % every == 0 || s.done() || s.step() == last) write(s);
-    progress.step(s);
+    report_step(progress, s, last);
     if (output.checkpoint_every > 0 && s.step() % output.checkpoint_every == 0) {
       s.write_checkpoint(output.checkpoint_file);
       summary.checkpoint = output.checkpoint_file;

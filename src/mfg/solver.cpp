@@ -17,6 +17,7 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/progress.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/mfg/coupling.hpp"
 #include "fracmfg/mfg/hjb.hpp"
@@ -137,22 +138,6 @@ bool solve_small(std::vector<double> g, std::vector<double> b, std::size_t n,
   return std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
 }
 
-// Seconds between progress lines at info level: FRACMFG_PROGRESS_SECONDS (>= 0; 0: every
-// iteration), default 10.
-double progress_interval_from_environment(const core::Logger& log) {
-  constexpr double kDefault = 10.0;
-  const char* text = std::getenv("FRACMFG_PROGRESS_SECONDS");
-  if (text == nullptr || *text == '\0') return kDefault;
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) {
-    log.warn("FRACMFG_PROGRESS_SECONDS=", text, " is not a number of seconds >= 0; using ",
-             kDefault);
-    return kDefault;
-  }
-  return v;
-}
-
 }  // namespace
 
 struct Solver::Impl {
@@ -174,14 +159,9 @@ struct Solver::Impl {
   // are switched off during the sweeps (monitors are unaffected).
   bool skip_viewers = false;
 
-  // Progress lines (report()): seconds between info lines (FRACMFG_PROGRESS_SECONDS), the
-  // wall time of the last info line and of the start of the first iteration run here, and
-  // the iterations and seconds run here (restored iterations do not count).
-  double progress_interval = 10.0;
-  double last_progress = 0.0;
-  double progress_start = 0.0;
-  int progress_iterations = 0;
-  double progress_seconds = 0.0;
+  // Progress lines (report()): rate limit from FRACMFG_PROGRESS_SECONDS; the elapsed time
+  // and the mean iteration time count the iterations run here (restored ones do not).
+  std::optional<core::Progress> progress;
 
   // Anderson: x_k before the plain iteration, f_{k-1} = g_{k-1} - x_{k-1}, g_{k-1}, and the
   // differences of the last `depth` iterations (oldest first).
@@ -410,24 +390,20 @@ struct Solver::Impl {
 
   // Progress: one line per outer iteration, at info level for the first iteration this
   // process runs, the last one (converged or max_iterations) and otherwise at most one per
-  // progress_interval seconds; at debug level always. Only the logger's ranks write; no
+  // FRACMFG_PROGRESS_SECONDS seconds; at debug level always. Only the logger's ranks write; no
   // communication (the decision may differ between ranks).
   void report(const IterationRecord& rec) {
-    const double now = MPI_Wtime();
-    if (progress_iterations == 0) progress_start = now - rec.seconds;
-    ++progress_iterations;
-    progress_seconds += rec.seconds;
     const int max_it = cfg().iteration.max_iterations;
     const bool last = converged || rec.iteration >= max_it;
-    const bool due = progress_iterations == 1 || last || now - last_progress >= progress_interval;
-    const core::LogLevel level = due ? core::LogLevel::info : core::LogLevel::debug;
-    if (!log.enabled(level)) return;
-    if (due) last_progress = now;
+    if (progress->steps() == 0) progress->start(rec.seconds);
+    const core::LogLevel level = progress->step(last, rec.seconds);
+    if (!progress->enabled(level)) return;
     std::ostringstream os;
     os << "mfg iteration " << rec.iteration << ": change u " << fmt(rec.change_u) << ", m "
        << fmt(rec.change_m) << ", damping " << fmt(rec.damping)
        << (rec.anderson ? " (Anderson)" : "") << ", Newton " << rec.newton_iterations << ", "
-       << fmt(rec.seconds) << " s; elapsed " << fmt(now - progress_start) << " s, ";
+       << core::format_duration(rec.seconds) << "; elapsed "
+       << core::format_duration(progress->elapsed()) << ", ";
     if (converged) {
       os << "converged";
     } else if (rec.iteration >= max_it) {
@@ -437,38 +413,29 @@ struct Solver::Impl {
       if (left < 0) {
         os << "ETA unknown (not contracting)";
       } else {
-        os << "ETA " << fmt(left * progress_seconds / progress_iterations) << " s (" << left
+        os << "ETA " << core::format_duration(progress->eta_steps(left)) << " (" << left
            << " iteration" << (left == 1 ? "" : "s")
            << (rec.iteration + left >= max_it ? " to max_iterations)" : ")");
       }
     }
-    log.write(level, os.str());
+    progress->write(level, os.str());
   }
 
   // Outer iterations still needed to bring max(change_u, change_m) to the tolerance, from
-  // the contraction rate of the last (up to 5) iterations: c_k = c_{k-w} r^w, so
-  // left = log(tol / c_k) / log(r); capped by max_iterations. -1: not contracting (or too
-  // few iterations to tell).
+  // the contraction rate of the last (up to 5) iterations (core::iterations_to_tolerance),
+  // capped by max_iterations. -1: not contracting (or too few iterations to tell).
   int iterations_left() const {
     const int k = static_cast<int>(history.size());
     const int max_left = cfg().iteration.max_iterations - k;
     const double tol = cfg().iteration.tolerance;
-    auto change = [&](int i) {
-      const IterationRecord& r = history[static_cast<std::size_t>(i)];
-      return std::max(r.change_u, r.change_m);
-    };
-    const double now = change(k - 1);
+    std::vector<double> changes;
+    changes.reserve(history.size());
+    for (const IterationRecord& r : history) changes.push_back(std::max(r.change_u, r.change_m));
+    const std::optional<int> left = core::iterations_to_tolerance(changes, tol, max_left);
+    if (!left) return -1;
     // Below the tolerance but solved too loosely: one more, tighter iteration.
-    if (now <= tol) return std::min(1, max_left);
-    const int w = std::min(5, k - 1);
-    if (w < 1 || !(now > 0.0)) return -1;
-    const double before = change(k - 1 - w);
-    if (!(before > now)) return -1;
-    const double rate = std::pow(now / before, 1.0 / w);
-    if (!(rate > 0.0 && rate < 1.0)) return -1;
-    const double left = std::ceil(std::log(tol / now) / std::log(rate));
-    if (!std::isfinite(left)) return -1;
-    return static_cast<int>(std::clamp(left, 1.0, static_cast<double>(std::max(max_left, 1))));
+    if (*left == 0) return std::min(1, max_left);
+    return *left;
   }
 
   // Type-II Anderson mixing on x = (U, M): x currently holds g_k, x_before holds x_k.
@@ -569,7 +536,7 @@ Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selec
   d.comm = comm;
   d.log = log;
   d.selector = selector;
-  d.progress_interval = progress_interval_from_environment(log);
+  d.progress.emplace(log, core::progress_interval_from_environment(log));
   d.model = std::make_unique<Model>(comm, config);
   d.hjb = std::make_unique<HjbSolver>(*d.model);
   d.coupling = std::make_unique<Coupling>(*d.model, selector);
