@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpi_support.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/io/h5_writer.hpp"
@@ -23,37 +24,16 @@ using fracmfg::test::count_mismatches;
 using fracmfg::test::DaField;
 using fracmfg::test::fill_known;
 using fracmfg::test::make_field;
+using fracmfg::test::SubComm;
+using fracmfg::test::world_rank;
+using fracmfg::test::world_size;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
 std::string dir_for(const std::string& test) {
   return fracmfg::test::scratch_dir(MPI_COMM_WORLD,
-                                    "checkpoint_np" + std::to_string(world_size()) + "_" + test);
+                                    fracmfg::test::per_rank_count("checkpoint", test));
 }
-
-struct SubComm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  explicit SubComm(int k) {
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &comm);
-  }
-  SubComm(const SubComm&) = delete;
-  SubComm& operator=(const SubComm&) = delete;
-  ~SubComm() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
 
 /// Global particle g: position and id.
 double particle_x(std::uint64_t g) {

@@ -6,10 +6,11 @@
 #include <mpi.h>
 
 #include <filesystem>
-#include <stdlib.h>
 #include <string>
 #include <vector>
 
+#include "common/exec_configs.hpp"
+#include "common/mpi_support.hpp"
 #include "fracmfg/exec/calibrate.hpp"
 #include "fracmfg/exec/hardware.hpp"
 #include "fracmfg/exec/kernel_names.hpp"
@@ -18,59 +19,15 @@
 
 namespace fe = fracmfg::exec;
 
-namespace {
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-// A directory made by rank 0 and known to all ranks; removed by rank 0 at scope exit.
-class SharedTempDir {
- public:
-  SharedTempDir() {
-    char buf[4096] = {};
-    if (world_rank() == 0) {
-      std::string tmpl =
-          (std::filesystem::temp_directory_path() / "fracmfg-mpi-calib-XXXXXX").string();
-      if (mkdtemp(tmpl.data()) != nullptr) tmpl.copy(buf, sizeof buf - 1);
-    }
-    MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-    path_ = buf;
-  }
-  SharedTempDir(const SharedTempDir&) = delete;
-  SharedTempDir& operator=(const SharedTempDir&) = delete;
-  ~SharedTempDir() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (world_rank() == 0 && !path_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-fe::SelectorConfig host_config(const std::string& dir) {
-  fe::SelectorConfig c;
-  c.backend = fe::BackendChoice::cpu;
-  c.use_environment = false;
-  c.activate_device = false;
-  c.perf_dir = dir;
-  return c;
-}
-
-}  // namespace
+using fracmfg::test::host_selector_config;
+using fracmfg::test::SharedTempDir;
 
 TEST(mpi_exec_calibrate, RanksCalibratingTogetherMergeEverySample) {
-  const SharedTempDir dir;
+  const SharedTempDir dir("fracmfg-mpi-calib");
   ASSERT_FALSE(dir.path().empty());
   const fe::Hardware hw = fe::Hardware::probe(MPI_COMM_WORLD);
   const int node_size = hw.node_size;
-  fe::Selector selector(hw, host_config(dir.path()));
+  fe::Selector selector(hw, host_selector_config(dir.path()));
   fe::CalibrationOptions o;
   o.min_size = 1e2;
   o.max_size = 1e3;
@@ -99,7 +56,7 @@ TEST(mpi_exec_calibrate, RanksCalibratingTogetherMergeEverySample) {
         << k.name;
     EXPECT_TRUE(merged.fitted(*id, fe::Backend::host)) << k.name;
   }
-  fe::Selector later(fe::Hardware::probe(MPI_COMM_WORLD), host_config(dir.path()));
+  fe::Selector later(fe::Hardware::probe(MPI_COMM_WORLD), host_selector_config(dir.path()));
   const auto id = later.model().find_kernel(fe::kernel_names::tridiag_batched);
   ASSERT_TRUE(id.has_value());
   EXPECT_TRUE(later.model().fitted(*id, fe::Backend::host));

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpi_support.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/core/petsc_check.hpp"
@@ -21,29 +22,23 @@
 
 namespace fe = fracmfg::exec;
 using Reason = fe::RebalanceReason;
+using fracmfg::test::same_on_all_ranks;
 
 namespace {
 
 int comm_rank() {
-  int r = 0;
-  MPI_Comm_rank(PETSC_COMM_WORLD, &r);
-  return r;
+  return fracmfg::test::rank_of(PETSC_COMM_WORLD);
 }
-
 int comm_size() {
-  int s = 1;
-  MPI_Comm_size(PETSC_COMM_WORLD, &s);
-  return s;
+  return fracmfg::test::size_of(PETSC_COMM_WORLD);
+}
+fracmfg::core::Logger quiet_log() {
+  return fracmfg::test::quiet_logger(PETSC_COMM_WORLD);
 }
 
 // Seconds per point of this rank: rank r is (r+1) times slower than rank 0.
 double cost_of(int rank) {
   return 1e-6 * (rank + 1);
-}
-
-// A logger that knows its rank (only rank 0 writes) and stays quiet below warnings.
-fracmfg::core::Logger quiet_log() {
-  return fracmfg::core::Logger(comm_rank(), fracmfg::core::LogLevel::warn, false);
 }
 
 std::vector<PetscInt> even(PetscInt n) {
@@ -54,20 +49,6 @@ std::vector<double> speeds() {
   std::vector<double> s(static_cast<std::size_t>(comm_size()));
   for (int r = 0; r < comm_size(); ++r) s[static_cast<std::size_t>(r)] = 1.0 / cost_of(r);
   return s;
-}
-
-// True on every rank when v is the same on every rank.
-bool agree(const std::vector<PetscInt>& v) {
-  std::vector<std::int64_t> lo(v.begin(), v.end());
-  std::vector<std::int64_t> hi = lo;
-  const int n = static_cast<int>(v.size());
-  MPI_Allreduce(MPI_IN_PLACE, lo.data(), n, MPI_INT64_T, MPI_MIN, PETSC_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, hi.data(), n, MPI_INT64_T, MPI_MAX, PETSC_COMM_WORLD);
-  int size_lo = n;
-  int size_hi = n;
-  MPI_Allreduce(MPI_IN_PLACE, &size_lo, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &size_hi, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
-  return lo == hi && size_lo == size_hi;
 }
 
 std::uint64_t bits(double x) {
@@ -218,7 +199,7 @@ TEST(mpi_exec_rebalance, InjectedSpeedsResplitTowardTheFasterRanks) {
       resplit_at = k;
       proposal = d.counts;
       throughputs = d.throughputs;
-      EXPECT_TRUE(agree(d.counts));
+      EXPECT_TRUE(same_on_all_ranks(d.counts, PETSC_COMM_WORLD));
       counts = d.counts;
     } else if (resplit_at > 0) {
       EXPECT_LT(d.imbalance, 0.05) << "observation " << k;
@@ -274,7 +255,7 @@ TEST(mpi_exec_rebalance, FluctuationsAroundBalanceDoNotResplitAgain) {
     if (d.resplit) counts = d.counts;
     if (d.reason == Reason::no_gain) ++no_gain;
   }
-  EXPECT_TRUE(agree(counts));
+  EXPECT_TRUE(same_on_all_ranks(counts, PETSC_COMM_WORLD));
   if (comm_size() == 1) {
     EXPECT_EQ(rb.policy().resplits(), 0);
   } else {

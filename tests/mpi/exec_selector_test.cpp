@@ -4,10 +4,11 @@
 #include <mpi.h>
 
 #include <filesystem>
-#include <stdlib.h>
 #include <string>
 #include <vector>
 
+#include "common/mpi_support.hpp"
+#include "common/test_support.hpp"
 #include "fracmfg/exec/hardware.hpp"
 #include "fracmfg/exec/perf_model.hpp"
 #include "fracmfg/exec/placement.hpp"
@@ -17,17 +18,9 @@ namespace fe = fracmfg::exec;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using fracmfg::test::SharedTempDir;
+using fracmfg::test::world_rank;
+using fracmfg::test::world_size;
 
 fe::SelectorConfig quiet_config() {
   fe::SelectorConfig c;
@@ -36,34 +29,6 @@ fe::SelectorConfig quiet_config() {
   c.activate_device = false;
   return c;
 }
-
-// A directory made by rank 0 and known to all ranks; removed by rank 0 at scope exit.
-class SharedTempDir {
- public:
-  SharedTempDir() {
-    char buf[4096] = {};
-    if (world_rank() == 0) {
-      std::string tmpl =
-          (std::filesystem::temp_directory_path() / "fracmfg-mpi-perf-XXXXXX").string();
-      if (mkdtemp(tmpl.data()) != nullptr) tmpl.copy(buf, sizeof buf - 1);
-    }
-    MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-    path_ = buf;
-  }
-  SharedTempDir(const SharedTempDir&) = delete;
-  SharedTempDir& operator=(const SharedTempDir&) = delete;
-  ~SharedTempDir() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (world_rank() == 0 && !path_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace
 
@@ -81,12 +46,7 @@ TEST(mpi_exec_selector, ProbeFindsEveryRankOfThisNode) {
   }
   for (int s : seen) EXPECT_EQ(s, 1);
   // Same host name everywhere.
-  char mine[256] = {};
-  hw.host_name.copy(mine, sizeof mine - 1);
-  char root[256] = {};
-  hw.host_name.copy(root, sizeof root - 1);
-  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
-  EXPECT_STREQ(mine, root);
+  EXPECT_EQ(hw.host_name, fracmfg::test::broadcast_from_zero(hw.host_name));
   // Placement on the probed node is consistent with what the rank found.
   const fe::DeviceSlot slot = fe::place_rank(hw, 0);
   EXPECT_EQ(slot.on_host(), hw.gpus.empty());
@@ -96,15 +56,15 @@ TEST(mpi_exec_selector, GatheredReportHoldsEveryRanksCalls) {
   const int rank = world_rank();
   const int size = world_size();
   fe::Selector sel(fe::Hardware::probe(MPI_COMM_WORLD), quiet_config());
-  double clock = 0.0;
-  sel.set_clock([&] { return clock; });
+  fracmfg::test::FakeClock clock(0.0);
+  sel.set_clock(clock.clock());
   const fe::KernelId k = sel.kernel("history");
   fe::Workload w;
   w.kernel = k;
   w.elements = 1000;
   for (int i = 0; i <= rank; ++i) {
     sel.run(
-        w, [&] { clock += 1e-3; }, [&] { clock += 1e-3; });
+        w, [&] { clock.advance(1e-3); }, [&] { clock.advance(1e-3); });
   }
   const auto rows = sel.gather_report(MPI_COMM_WORLD);
   if (rank != 0) {
@@ -128,7 +88,7 @@ TEST(mpi_exec_selector, GatheredReportHoldsEveryRanksCalls) {
 }
 
 TEST(mpi_exec_selector, RanksSavingTogetherMergeIntoOneFile) {
-  const SharedTempDir dir;
+  const SharedTempDir dir("fracmfg-mpi-perf");
   ASSERT_FALSE(dir.path().empty());
   const int rank = world_rank();
   const int size = world_size();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpi_support.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/frac/fpde_run.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
@@ -29,18 +30,8 @@ using frac::FpdeSolver;
 using Boundary = io::FpdeConfig::Domain::Boundary;
 using Type = io::FpdeConfig::Type;
 using HistoryMethod = io::FpdeConfig::History::Method;
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using fracmfg::test::world_rank;
+using fracmfg::test::world_size;
 
 std::string scratch(const std::string& name) {
   const char* bin = std::getenv("FRACMFG_BINARY_DIR");
@@ -105,25 +96,7 @@ std::vector<Named> cases() {
 
 /// The whole solution in natural order, on every rank.
 std::vector<double> gather(const FpdeSolver& s) {
-  Vec natural = nullptr;
-  Vec all = nullptr;
-  VecScatter sc = nullptr;
-  DMDACreateNaturalVector(s.dm(), &natural);
-  DMDAGlobalToNaturalBegin(s.dm(), s.solution(), INSERT_VALUES, natural);
-  DMDAGlobalToNaturalEnd(s.dm(), s.solution(), INSERT_VALUES, natural);
-  VecScatterCreateToAll(natural, &sc, &all);
-  VecScatterBegin(sc, natural, all, INSERT_VALUES, SCATTER_FORWARD);
-  VecScatterEnd(sc, natural, all, INSERT_VALUES, SCATTER_FORWARD);
-  PetscInt n = 0;
-  VecGetSize(all, &n);
-  const PetscScalar* a = nullptr;
-  VecGetArrayRead(all, &a);
-  std::vector<double> out(a, a + n);
-  VecRestoreArrayRead(all, &a);
-  VecScatterDestroy(&sc);
-  VecDestroy(&all);
-  VecDestroy(&natural);
-  return out;
+  return fracmfg::test::natural_on_all(s.dm(), s.solution());
 }
 
 frac::FpdeSolverOptions tight() {
@@ -295,7 +268,7 @@ TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
       "output: {file: " +
       dir + "/run.h5, every: 3, checkpoint_every: 4}\n";
   const io::Deck deck = io::Deck::from_string(deck_text, "deck.yaml");
-  const core::Logger quiet(world_rank(), core::LogLevel::warn, false);
+  const core::Logger quiet = fracmfg::test::quiet_logger();
   frac::FpdeRunOptions full_opts;
   full_opts.output_file = dir + "/full.h5";
   const auto full = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, full_opts);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpi_support.hpp"
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/io/h5_reader.hpp"
@@ -29,24 +30,15 @@ using fracmfg::test::count_mismatches;
 using fracmfg::test::DaField;
 using fracmfg::test::fill_known;
 using fracmfg::test::make_field;
+using fracmfg::test::SubComm;
+using fracmfg::test::world_rank;
+using fracmfg::test::world_size;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
 std::string dir_for(const std::string& test) {
   return fracmfg::test::scratch_dir(MPI_COMM_WORLD,
-                                    "roundtrip_np" + std::to_string(world_size()) + "_" + test);
+                                    fracmfg::test::per_rank_count("roundtrip", test));
 }
 
 /// A test case: one field layout.
@@ -68,19 +60,6 @@ FieldShape shape_of(const Layout& l) {
   s.dof = l.dof;
   return s;
 }
-
-/// Sub-communicator of the first k ranks of world (MPI_COMM_NULL on the others).
-struct SubComm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  explicit SubComm(int k) {
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &comm);
-  }
-  SubComm(const SubComm&) = delete;
-  SubComm& operator=(const SubComm&) = delete;
-  ~SubComm() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
 
 /// Processor grids to try for a field of dimension dim on k ranks.
 std::vector<std::vector<PetscInt>> decompositions(int dim, int k) {
@@ -362,9 +341,7 @@ TEST(H5Roundtrip, BadOutputPathFailsOnEveryRankNamingThePath) {
     failed = 1;
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
-  int everyone = 0;
-  MPI_Allreduce(&failed, &everyone, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_EQ(everyone, world_size());
+  EXPECT_EQ(fracmfg::test::ranks_where(failed == 1), world_size());
   EXPECT_THROW(H5Writer(MPI_COMM_WORLD, path), IoError);
   EXPECT_THROW(H5Writer(MPI_COMM_WORLD, dir), IoError);  // a directory is no file name
 

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "common/mfg_configs.hpp"
+#include "common/mpi_support.hpp"
+#include "common/test_support.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/deck.hpp"
@@ -23,49 +26,10 @@ namespace {
 
 namespace mfg = fracmfg::mfg;
 namespace detail = fracmfg::mfg::detail;
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-fracmfg::core::Logger quiet() {
-  return fracmfg::core::Logger(world_rank(), fracmfg::core::LogLevel::warn, false);
-}
-
-struct SubComm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  explicit SubComm(int k) {
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &comm);
-  }
-  SubComm(const SubComm&) = delete;
-  SubComm& operator=(const SubComm&) = delete;
-  ~SubComm() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
-
-std::vector<double> natural_on_zero(DM da, Vec v) {
-  Vec nat = nullptr, seq = nullptr;
-  VecScatter sc = nullptr;
-  FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(da, &nat));
-  FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(da, v, INSERT_VALUES, nat));
-  FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(da, v, INSERT_VALUES, nat));
-  FRACMFG_PETSC_CHECK(VecScatterCreateToZero(nat, &sc, &seq));
-  FRACMFG_PETSC_CHECK(VecScatterBegin(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
-  FRACMFG_PETSC_CHECK(VecScatterEnd(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscInt n = 0;
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(seq, &n));
-  const PetscScalar* a = nullptr;
-  FRACMFG_PETSC_CHECK(VecGetArrayRead(seq, &a));
-  std::vector<double> out(a, a + n);
-  FRACMFG_PETSC_CHECK(VecRestoreArrayRead(seq, &a));
-  VecScatterDestroy(&sc);
-  VecDestroy(&seq);
-  VecDestroy(&nat);
-  return out;
-}
+using fracmfg::test::natural_on_zero;
+using fracmfg::test::quiet_logger;
+using fracmfg::test::relative_difference;
+using fracmfg::test::SubComm;
 
 const char* const k1d =
     "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: reflecting}\n"
@@ -88,7 +52,7 @@ const char* const k2d =
 std::vector<std::vector<double>> sweep(MPI_Comm comm, const char* deck, std::int64_t& covered) {
   const auto cfg = fracmfg::io::Deck::from_string(deck, "particles.yaml").mfg();
   const mfg::Model model(comm, cfg);
-  mfg::ParticleFokkerPlanck pf(model, nullptr, quiet());
+  mfg::ParticleFokkerPlanck pf(model, nullptr, quiet_logger());
   auto u = detail::global_vec(model.dm());
   auto m = detail::global_vec(model.dm());
   {
@@ -134,30 +98,17 @@ TEST_P(MfgParticlesRanks, SameSeedGivesBitIdenticalDensitiesOnAnyRankCount) {
 TEST_P(MfgParticlesRanks, ParticleGameGivesTheSameResultOnAnyRankCount) {
   const auto cfg = fracmfg::io::Deck::from_string(GetParam(), "particles.yaml").mfg();
   auto solve = [&](MPI_Comm comm) {
-    mfg::Solver solver(comm, cfg, nullptr, quiet());
+    mfg::Solver solver(comm, cfg, nullptr, quiet_logger());
     EXPECT_TRUE(solver.solve().converged);
-    std::vector<double> u, m;
-    for (int n = 0; n <= solver.steps(); ++n) {
-      const auto un = natural_on_zero(solver.model().dm(), solver.u(n));
-      const auto mn = natural_on_zero(solver.model().dm(), solver.m(n));
-      u.insert(u.end(), un.begin(), un.end());
-      m.insert(m.end(), mn.begin(), mn.end());
-    }
-    return std::make_pair(u, m);
+    const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);
+    return std::make_pair(fracmfg::test::flatten(levels.u), fracmfg::test::flatten(levels.m));
   };
   const auto all = solve(MPI_COMM_WORLD);
   SubComm one(1);
   if (one.comm == MPI_COMM_NULL) return;
   const auto single = solve(one.comm);
-  auto rel = [](const std::vector<double>& a, const std::vector<double>& b) {
-    double d = 0.0, s = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      d = std::max(d, std::abs(a[i] - b[i]));
-      s = std::max(s, std::abs(a[i]));
-    }
-    return d / s;
-  };
-  const double du = rel(single.first, all.first), dm = rel(single.second, all.second);
+  const double du = relative_difference(single.first, all.first),
+               dm = relative_difference(single.second, all.second);
   std::printf("  particle game: max relative difference u %.2e, m %.2e\n", du, dm);
   EXPECT_LT(du, 1e-9);
   EXPECT_LT(dm, 1e-9);

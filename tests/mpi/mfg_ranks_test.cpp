@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "common/mfg_configs.hpp"
+#include "common/mpi_support.hpp"
+#include "common/test_support.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/deck.hpp"
@@ -21,46 +24,8 @@
 namespace {
 
 namespace mfg = fracmfg::mfg;
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-struct SubComm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  explicit SubComm(int k) {
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &comm);
-  }
-  SubComm(const SubComm&) = delete;
-  SubComm& operator=(const SubComm&) = delete;
-  ~SubComm() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
-
-/// A DMDA Vec in natural (grid) order on rank 0 of its communicator (empty elsewhere).
-std::vector<double> natural_on_zero(DM da, Vec v) {
-  Vec nat = nullptr, seq = nullptr;
-  VecScatter sc = nullptr;
-  FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(da, &nat));
-  FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(da, v, INSERT_VALUES, nat));
-  FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(da, v, INSERT_VALUES, nat));
-  FRACMFG_PETSC_CHECK(VecScatterCreateToZero(nat, &sc, &seq));
-  FRACMFG_PETSC_CHECK(VecScatterBegin(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
-  FRACMFG_PETSC_CHECK(VecScatterEnd(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscInt n = 0;
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(seq, &n));
-  const PetscScalar* a = nullptr;
-  FRACMFG_PETSC_CHECK(VecGetArrayRead(seq, &a));
-  std::vector<double> out(a, a + n);
-  FRACMFG_PETSC_CHECK(VecRestoreArrayRead(seq, &a));
-  VecScatterDestroy(&sc);
-  VecDestroy(&seq);
-  VecDestroy(&nat);
-  return out;
-}
+using fracmfg::test::relative_difference;
+using fracmfg::test::SubComm;
 
 struct Fields {
   std::vector<double> u, m;  // all levels, natural order, on rank 0
@@ -68,28 +33,15 @@ struct Fields {
 };
 
 Fields solve_on(MPI_Comm comm, const fracmfg::io::MfgConfig& cfg) {
-  mfg::Solver solver(comm, cfg, nullptr,
-                     fracmfg::core::Logger(world_rank(), fracmfg::core::LogLevel::warn, false));
+  mfg::Solver solver(comm, cfg, nullptr, fracmfg::test::quiet_logger());
   const auto r = solver.solve();
   EXPECT_TRUE(r.converged);
+  const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);
   Fields f;
   f.iterations = r.iterations;
-  for (int n = 0; n <= solver.steps(); ++n) {
-    const auto u = natural_on_zero(solver.model().dm(), solver.u(n));
-    const auto m = natural_on_zero(solver.model().dm(), solver.m(n));
-    f.u.insert(f.u.end(), u.begin(), u.end());
-    f.m.insert(f.m.end(), m.begin(), m.end());
-  }
+  f.u = fracmfg::test::flatten(levels.u);
+  f.m = fracmfg::test::flatten(levels.m);
   return f;
-}
-
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0.0, size = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    size = std::max(size, std::abs(a[i]));
-  }
-  return diff / size;
 }
 
 struct Case {

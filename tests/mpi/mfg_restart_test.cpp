@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "common/mfg_configs.hpp"
+#include "common/mpi_support.hpp"
+#include "common/test_support.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/logger.hpp"
@@ -27,56 +30,11 @@ namespace {
 
 namespace mfg = fracmfg::mfg;
 using fracmfg::io::MfgConfig;
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-struct SubComm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  explicit SubComm(int k) {
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < k ? 0 : MPI_UNDEFINED, world_rank(), &comm);
-  }
-  SubComm(const SubComm&) = delete;
-  SubComm& operator=(const SubComm&) = delete;
-  ~SubComm() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
-
-fracmfg::core::Logger quiet() {
-  return fracmfg::core::Logger(world_rank(), fracmfg::core::LogLevel::warn, false);
-}
-
-/// A DMDA Vec in natural order on rank 0 of its communicator (empty elsewhere).
-std::vector<double> natural_on_zero(DM da, Vec v) {
-  Vec nat = nullptr, seq = nullptr;
-  VecScatter sc = nullptr;
-  FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(da, &nat));
-  FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(da, v, INSERT_VALUES, nat));
-  FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(da, v, INSERT_VALUES, nat));
-  FRACMFG_PETSC_CHECK(VecScatterCreateToZero(nat, &sc, &seq));
-  FRACMFG_PETSC_CHECK(VecScatterBegin(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
-  FRACMFG_PETSC_CHECK(VecScatterEnd(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscInt n = 0;
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(seq, &n));
-  const PetscScalar* a = nullptr;
-  FRACMFG_PETSC_CHECK(VecGetArrayRead(seq, &a));
-  std::vector<double> out(a, a + n);
-  FRACMFG_PETSC_CHECK(VecRestoreArrayRead(seq, &a));
-  VecScatterDestroy(&sc);
-  VecDestroy(&seq);
-  VecDestroy(&nat);
-  return out;
-}
+using fracmfg::test::quiet_logger;
+using fracmfg::test::relative_difference;
+using fracmfg::test::SubComm;
+using fracmfg::test::world_rank;
+using fracmfg::test::world_size;
 
 struct Fields {
   std::vector<double> u, m;
@@ -84,13 +42,10 @@ struct Fields {
 };
 
 Fields fields_of(const mfg::Solver& solver) {
+  const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);
   Fields f;
-  for (int n = 0; n <= solver.steps(); ++n) {
-    const auto u = natural_on_zero(solver.model().dm(), solver.u(n));
-    const auto m = natural_on_zero(solver.model().dm(), solver.m(n));
-    f.u.insert(f.u.end(), u.begin(), u.end());
-    f.m.insert(f.m.end(), m.begin(), m.end());
-  }
+  f.u = fracmfg::test::flatten(levels.u);
+  f.m = fracmfg::test::flatten(levels.m);
   for (const auto& r : solver.history()) {
     f.change_u.push_back(r.change_u);
     f.change_m.push_back(r.change_m);
@@ -98,44 +53,23 @@ Fields fields_of(const mfg::Solver& solver) {
   return f;
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0.0, size = 0.0;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    size = std::max(size, std::abs(a[i]));
-  }
-  return a.size() == b.size() ? diff / size : 1.0;
-}
-
 // Both games keep iterating (tolerance far below reach), so every checked iteration does
 // work; one uses Anderson mixing with fixed damping, the other fictitious play.
-const char* const kAnderson1d =
-    "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
-    "  grid: {points: [41]}\n  time: {horizon: 0.5, steps: 16}\n  diffusion: 0.05\n"
-    "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
-    "  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
-    "  iteration: {damping: 0.6, anderson: 2, tolerance: 1.0e-30, max_iterations: MAXIT}\n";
-const char* const kFictitious2d =
-    "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
-    "  grid: {points: [12, 11]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
-    "  coupling: {type: power, exponent: 2, potential: \"(x-0.5)^2\"}\n"
-    "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2)/0.03)\"\n"
-    "  terminal_cost: \"(y-0.2)^2\"\n"
-    "  iteration: {schedule: fictitious_play, tolerance: 1.0e-30, max_iterations: MAXIT}\n";
+const std::string kAnderson1d = fracmfg::test::periodic_1d_game(
+    "{damping: 0.6, anderson: 2, tolerance: 1.0e-30, max_iterations: MAXIT}");
+const std::string kFictitious2d = fracmfg::test::reflecting_2d_game(
+    "{schedule: fictitious_play, tolerance: 1.0e-30, max_iterations: MAXIT}");
 
 MfgConfig config(const char* deck, int max_iterations) {
-  std::string text = deck;
-  text.replace(text.find("MAXIT"), 5, std::to_string(max_iterations));
-  return fracmfg::io::Deck::from_string(text, "restart.yaml").mfg();
+  return fracmfg::test::mfg_config(deck, max_iterations, "restart.yaml");
 }
 
 class MfgRestart : public ::testing::TestWithParam<const char*> {
  protected:
   std::string dir() const {
-    const std::string deck = GetParam();
-    return fracmfg::test::scratch_dir(MPI_COMM_WORLD,
-                                      "mfg_restart_np" + std::to_string(world_size()) + "_" +
-                                          (deck == kAnderson1d ? "anderson" : "fictitious"));
+    return fracmfg::test::scratch_dir(
+        MPI_COMM_WORLD, fracmfg::test::per_rank_count(
+                            "mfg_restart", GetParam() == kAnderson1d ? "anderson" : "fictitious"));
   }
 };
 
@@ -147,20 +81,20 @@ TEST_P(MfgRestart, CheckpointRestartsOnEveryRankCountWithTheUninterruptedResult)
   // Uninterrupted.
   Fields whole;
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), first + second), nullptr, quiet());
+    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), first + second), nullptr, quiet_logger());
     for (int k = 0; k < first + second; ++k) solver.iterate();
     whole = fields_of(solver);
   }
   // Interrupted after `first` iterations.
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), first + second), nullptr, quiet());
+    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), first + second), nullptr, quiet_logger());
     for (int k = 0; k < first; ++k) solver.iterate();
     solver.write_checkpoint(file);
   }
   for (int ranks = 1; ranks <= world_size(); ++ranks) {
     SubComm sub(ranks);
     if (sub.comm == MPI_COMM_NULL) continue;
-    mfg::Solver solver(sub.comm, config(GetParam(), first + second), nullptr, quiet());
+    mfg::Solver solver(sub.comm, config(GetParam(), first + second), nullptr, quiet_logger());
     solver.restart(file);
     EXPECT_EQ(solver.iterations(), first);
     for (int k = 0; k < second; ++k) solver.iterate();
@@ -182,7 +116,7 @@ TEST_P(MfgRestart, SolveWritesCheckpointsThatResumeToTheSameResult) {
   const std::string file = dir() + "/solve.chk.h5";
   // 7 iterations with a checkpoint every 3: the checkpoint holds iteration 6.
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 7), nullptr, quiet());
+    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 7), nullptr, quiet_logger());
     const mfg::SolveResult r = solver.solve({file, 3});
     EXPECT_FALSE(r.converged);
     EXPECT_EQ(r.iterations, 7);
@@ -194,12 +128,12 @@ TEST_P(MfgRestart, SolveWritesCheckpointsThatResumeToTheSameResult) {
   }
   Fields whole, resumed;
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 10), nullptr, quiet());
+    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 10), nullptr, quiet_logger());
     EXPECT_EQ(solver.solve().iterations, 10);
     whole = fields_of(solver);
   }
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 10), nullptr, quiet());
+    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 10), nullptr, quiet_logger());
     solver.restart(file);
     EXPECT_EQ(solver.solve().iterations, 10);
     resumed = fields_of(solver);
@@ -213,13 +147,13 @@ TEST_P(MfgRestart, SolveWritesCheckpointsThatResumeToTheSameResult) {
 TEST_P(MfgRestart, CheckpointOfAnotherProblemIsRefusedOnEveryRank) {
   const std::string file = dir() + "/other.chk.h5";
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 2), nullptr, quiet());
+    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 2), nullptr, quiet_logger());
     solver.iterate();
     solver.write_checkpoint(file);
   }
   MfgConfig other = config(GetParam(), 2);
   other.time.steps += 1;
-  mfg::Solver solver(MPI_COMM_WORLD, other, nullptr, quiet());
+  mfg::Solver solver(MPI_COMM_WORLD, other, nullptr, quiet_logger());
   try {
     solver.restart(file);
     ADD_FAILURE() << "restart accepted a checkpoint with other time steps";
@@ -229,7 +163,8 @@ TEST_P(MfgRestart, CheckpointOfAnotherProblemIsRefusedOnEveryRank) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedules, MfgRestart, ::testing::Values(kAnderson1d, kFictitious2d),
+INSTANTIATE_TEST_SUITE_P(Schedules, MfgRestart,
+                         ::testing::Values(kAnderson1d.c_str(), kFictitious2d.c_str()),
                          [](const ::testing::TestParamInfo<const char*>& p) {
                            return std::string(p.param == kAnderson1d ? "Anderson1d"
                                                                      : "FictitiousPlay2d");

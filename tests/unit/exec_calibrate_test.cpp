@@ -10,9 +10,10 @@
 #include <filesystem>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
+#include "common/exec_configs.hpp"
+#include "common/test_support.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/exec/calibrate.hpp"
@@ -28,39 +29,13 @@ namespace ff = fracmfg::frac;
 
 namespace {
 
+using fracmfg::test::FakeClock;
+using fracmfg::test::host_selector_config;
+using fracmfg::test::TempDir;
+
 fracmfg::core::Logger quiet() {
   return fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false);
 }
-
-// Host only, no environment, no files unless a directory is given.
-fe::SelectorConfig host_config(const std::string& dir = {}) {
-  fe::SelectorConfig c;
-  c.backend = fe::BackendChoice::cpu;
-  c.use_environment = false;
-  c.persist = !dir.empty();
-  c.perf_dir = dir;
-  c.activate_device = false;
-  return c;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "fracmfg-calib-XXXXXX").string();
-    if (::mkdtemp(t.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = t;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::vector<std::string> model_names(const fe::PerfModel& m) {
   std::vector<std::string> names;
@@ -101,7 +76,7 @@ TEST(exec_calibrate_test, RegistryHoldsTheExportedKernelNamesOnce) {
 TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
   // Run the solvers that go through a Selector (MFG with particles and a nonlocal coupling,
   // a fractional ODE with FFT history) and read back the names they registered.
-  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_config(), quiet());
+  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(), quiet());
   const fracmfg::io::MfgConfig mfg_config =
       fracmfg::io::Deck::from_string(
           "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
@@ -186,8 +161,9 @@ TEST(exec_calibrate_test, UnknownKernelNameIsAUsageErrorWithTheClosestName) {
 }
 
 TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips) {
-  const TempDir dir;
-  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_config(dir.path()), quiet());
+  const TempDir dir("fracmfg-calib");
+  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(dir.path()),
+                        quiet());
   fe::CalibrationOptions o;
   o.min_size = 1e2;
   o.max_size = 1e4;
@@ -234,7 +210,7 @@ TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips)
     EXPECT_NEAR(cb.seconds_per_unit, ca.seconds_per_unit, 1e-9 * ca.seconds_per_unit) << n;
   }
   // A selector started on that directory begins with the calibrated model.
-  fe::Selector later(fe::Hardware::probe(MPI_COMM_SELF), host_config(dir.path()), quiet());
+  fe::Selector later(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(dir.path()), quiet());
   const auto id = later.model().find_kernel(fracmfg::exec::kernel_names::history_fft);
   ASSERT_TRUE(id.has_value());
   EXPECT_TRUE(later.model().fitted(*id, fe::Backend::host));
@@ -254,9 +230,9 @@ TEST(exec_calibrate_test, InjectedTimingsGiveTheCrossoverWithinTwentyPercent) {
   config.activate_device = false;
   fe::Selector selector(hw, config, quiet());
   ASSERT_TRUE(selector.cuda_usable());
-  double clock = 0.0;
+  FakeClock clock(0.0);
   std::uint64_t calls = 0;
-  selector.set_clock([&] { return clock; });
+  selector.set_clock(clock.clock());
   auto jitter = [&] { return 1.0 + 0.05 * std::sin(1.7 * static_cast<double>(++calls)); };
   fe::CalibratedKernel fake;
   fake.name = "fake_kernel";
@@ -267,10 +243,10 @@ TEST(exec_calibrate_test, InjectedTimingsGiveTheCrossoverWithinTwentyPercent) {
     c.workload.elements = n;
     c.workload.bytes = 8.0 * static_cast<double>(n);
     const double units = static_cast<double>(n);
-    c.host = [&, units] { clock += (2e-6 + 1e-8 * units) * jitter(); };
+    c.host = [&, units] { clock.advance((2e-6 + 1e-8 * units) * jitter()); };
     c.cuda = [&, units](int, fracmfg::kernels::CudaResources* resources) {
       EXPECT_EQ(resources, selector.cuda_resources());
-      clock += (5e-5 + 1e-10 * units) * jitter();
+      clock.advance((5e-5 + 1e-10 * units) * jitter());
     };
     return c;
   };
@@ -306,9 +282,9 @@ TEST(exec_calibrate_test, InjectedTimingsGiveTheCrossoverWithinTwentyPercent) {
 }
 
 TEST(exec_calibrate_test, TimeCapSkipsLargeSizesWithANote) {
-  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_config(), quiet());
-  double clock = 0.0;
-  selector.set_clock([&] { return clock; });
+  fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(), quiet());
+  FakeClock clock(0.0);
+  selector.set_clock(clock.clock());
   fe::CalibratedKernel slow;
   slow.name = "slow_kernel";
   slow.summary = "1 ms per 1000 units";
@@ -317,7 +293,7 @@ TEST(exec_calibrate_test, TimeCapSkipsLargeSizesWithANote) {
     fe::CalibrationCase c;
     c.workload.elements = n;
     const double units = static_cast<double>(n);
-    c.host = [&, units] { clock += 1e-6 * units; };
+    c.host = [&, units] { clock.advance(1e-6 * units); };
     return c;
   };
   fe::CalibrationOptions o;

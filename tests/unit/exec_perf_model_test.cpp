@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/test_support.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/exec/perf_model.hpp"
@@ -23,79 +24,16 @@ using fracmfg::core::LogLevel;
 
 namespace {
 
+using fracmfg::test::CapturedLog;
+using fracmfg::test::ScopedEnv;
+using fracmfg::test::TempDir;
+
 double host_time(double n) {
   return 1e-6 + n * 1e-9;
 }
 double cuda_time(double n) {
   return 2e-5 + n * 0.05e-9;
 }
-
-// A fresh directory under the system temp dir, removed with its contents at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fracmfg-perf-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// A Logger writing into a temporary file whose text can be read back.
-class CapturedLog {
- public:
-  CapturedLog() : file_(std::tmpfile()), log_(0, LogLevel::warn, false) { log_.set_stream(file_); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-  ~CapturedLog() { std::fclose(file_); }
-  const Logger& log() const { return log_; }
-  std::string text() const {
-    std::fflush(file_);
-    std::rewind(file_);
-    std::string out;
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, file_) != nullptr) out += buf;
-    return out;
-  }
-
- private:
-  std::FILE* file_;
-  Logger log_;
-};
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -305,7 +243,7 @@ TEST(exec_perf_model, FileNamesAreSanitisedAndTheDirectoryFollowsTheEnvironment)
 }
 
 TEST(exec_perf_model, SavedModelLoadsBackInAnotherObject) {
-  const TempDir dir;
+  const TempDir dir("fracmfg-perf");
   fe::PerfModel a("node-1", "NVIDIA A100", exact_options());
   const fe::KernelId k = a.kernel("kde");
   for (double n = 100.0; n <= 1e6; n *= 10.0) {
@@ -334,7 +272,7 @@ TEST(exec_perf_model, SavedModelLoadsBackInAnotherObject) {
 }
 
 TEST(exec_perf_model, SaveMergesWithWhatOthersWrote) {
-  const TempDir dir;
+  const TempDir dir("fracmfg-perf");
   fe::PerfModel a("n", "host", exact_options());
   fe::PerfModel b("n", "host", exact_options());
   const fe::KernelId ka = a.kernel("k");
@@ -361,7 +299,7 @@ TEST(exec_perf_model, SaveMergesWithWhatOthersWrote) {
 }
 
 TEST(exec_perf_model, CorruptFileIsIgnoredWithAWarning) {
-  const TempDir dir;
+  const TempDir dir("fracmfg-perf");
   const CapturedLog log;
   fe::PerfModel m("n", "dev", fe::PerfModelOptions{}, log.log());
   const fe::KernelId k = m.kernel("k");
@@ -388,7 +326,7 @@ TEST(exec_perf_model, CorruptFileIsIgnoredWithAWarning) {
 }
 
 TEST(exec_perf_model, OtherVersionHostOrDeviceIsIgnored) {
-  const TempDir dir;
+  const TempDir dir("fracmfg-perf");
   const CapturedLog log;
   fe::PerfModel m("n", "dev", fe::PerfModelOptions{}, log.log());
   const std::string file = m.path(dir.path());
@@ -409,7 +347,7 @@ TEST(exec_perf_model, OtherVersionHostOrDeviceIsIgnored) {
 }
 
 TEST(exec_perf_model, ConcurrentWritersLoseNothing) {
-  const TempDir dir;
+  const TempDir dir("fracmfg-perf");
   constexpr int merges = 100;
   // Each child adds one sample to a shared kernel and one to its own kernel per merge.
   pid_t children[2];

@@ -1,0 +1,75 @@
+#pragma once
+// Small MFG games shared by the mfg tests, the config built from a deck text, and the
+// solver's fields gathered level by level (natural order, on rank 0) for comparisons
+// between runs and rank counts.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/mpi_support.hpp"
+#include "fracmfg/io/config.hpp"
+#include "fracmfg/io/deck.hpp"
+#include "fracmfg/mfg/solver.hpp"
+
+namespace fracmfg::test {
+
+/// A 1D periodic game that converges in a few dozen iterations: 41 points, 16 time steps to
+/// T = 0.5, diffusion 0.05, log coupling with the potential 0.5 cos(2 pi x), a crowd at
+/// x = 0.3. `iteration` is the deck's iteration mapping, e.g.
+/// "{damping: 0.6, anderson: 2, tolerance: 1.0e-8, max_iterations: MAXIT}".
+inline std::string periodic_1d_game(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
+         "  grid: {points: [41]}\n  time: {horizon: 0.5, steps: 16}\n  diffusion: 0.05\n"
+         "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
+         "  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+/// A 2D reflecting game on a 12 x 11 grid, 6 time steps to T = 0.5, diffusion 0.03, power
+/// coupling with the potential (x-0.5)^2, a crowd at (0.3, 0.6), terminal cost (y-0.2)^2.
+/// `iteration` as for periodic_1d_game.
+inline std::string reflecting_2d_game(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
+         "  grid: {points: [12, 11]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
+         "  coupling: {type: power, exponent: 2, potential: \"(x-0.5)^2\"}\n"
+         "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2)/0.03)\"\n"
+         "  terminal_cost: \"(y-0.2)^2\"\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+/// The mfg section of a deck text, with the word MAXIT (if present) replaced by
+/// `max_iterations`; `file` names the deck in error messages.
+inline io::MfgConfig mfg_config(std::string deck, int max_iterations = 0,
+                                const std::string& file = "test.yaml") {
+  if (const std::size_t at = deck.find("MAXIT"); at != std::string::npos) {
+    deck.replace(at, 5, std::to_string(max_iterations));
+  }
+  return io::Deck::from_string(deck, file).mfg();
+}
+
+/// Every U^n and M^n of a solver, level by level, in natural order on rank 0 of its
+/// communicator (empty vectors elsewhere). Collective on the solver's communicator.
+struct MfgLevels {
+  std::vector<std::vector<double>> u, m;
+};
+
+inline MfgLevels levels_of(const mfg::Solver& solver) {
+  MfgLevels l;
+  for (int n = 0; n <= solver.steps(); ++n) {
+    l.u.push_back(natural_on_zero(solver.model().dm(), solver.u(n)));
+    l.m.push_back(natural_on_zero(solver.model().dm(), solver.m(n)));
+  }
+  return l;
+}
+
+/// The levels one after the other.
+inline std::vector<double> flatten(const std::vector<std::vector<double>>& levels) {
+  std::vector<double> out;
+  for (const auto& level : levels) out.insert(out.end(), level.begin(), level.end());
+  return out;
+}
+
+}  // namespace fracmfg::test
