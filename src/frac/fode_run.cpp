@@ -1,5 +1,7 @@
 #include "fracmfg/frac/fode_run.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -11,12 +13,28 @@
 
 namespace fracmfg::frac {
 
+io::OutputBytes fode_output_bytes(const io::FodeConfig& config, const io::OutputConfig& output) {
+  const auto components = static_cast<std::uint64_t>(std::max<std::size_t>(config.dimension(), 1));
+  const auto steps = static_cast<std::uint64_t>(std::max(config.steps, 1));
+  const auto every = static_cast<std::uint64_t>(std::max(output.every, 1));
+  const std::uint64_t written = steps / every + 1 + (steps % every != 0 ? 1 : 0);
+  io::OutputBytes out;
+  out.results = written * (components * sizeof(double) + io::kH5DatasetOverhead) +
+                components * sizeof(double) + 3 * io::kH5DatasetOverhead + io::kH5FileOverhead;
+  return out;
+}
+
 FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* selector,
                              const core::Logger& log, const std::string& output_file,
                              double progress_interval) {
   // 1. The problem from the deck.
   const io::FodeConfig config = deck.fode();
   const io::OutputConfig output = deck.output();
+  const std::string file = output_file.empty() ? output.file : output_file;
+  // A bad path or a file system without room for the results fails now, not after the solve.
+  core::collective(comm, [&] {
+    io::H5Writer::check_output_path(comm, file, fode_output_bytes(config, output).results);
+  });
   FodeSetup setup = fode_setup(comm, config);
   setup.options.progress_interval = progress_interval;
   std::optional<FodeSolver> solver;
@@ -31,7 +49,7 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
 
   // 2. The output file, before the solve so that a bad path fails at once.
   FodeRunSummary summary;
-  summary.file = output_file.empty() ? output.file : output_file;
+  summary.file = file;
   io::H5WriterOptions h5;
   h5.problem = "fode";
   h5.deck = deck.text();

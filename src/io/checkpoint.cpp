@@ -69,10 +69,12 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& path, std::
   MPI_Bcast(&step, 1, MPI_INT64_T, 0, comm);
   MPI_Bcast(&time, 1, MPI_DOUBLE, 0, comm);
   const std::string ctx = "the root group of '" + impl_->file.label() + "'";
-  detail::write_attribute(impl_->file.id(), "checkpoint_format", kCheckpointFormat, ctx);
-  detail::write_attribute(impl_->file.id(), "step", step, ctx);
-  detail::write_attribute(impl_->file.id(), "time", time, ctx);
-  detail::open_or_create_group(impl_->file.id(), "/scalars", impl_->file.label());
+  impl_->file.write([&] {
+    detail::write_attribute(impl_->file.id(), "checkpoint_format", kCheckpointFormat, ctx);
+    detail::write_attribute(impl_->file.id(), "step", step, ctx);
+    detail::write_attribute(impl_->file.id(), "time", time, ctx);
+    detail::open_or_create_group(impl_->file.id(), "/scalars", impl_->file.label());
+  });
 }
 
 CheckpointWriter::~CheckpointWriter() {
@@ -95,56 +97,69 @@ const std::string& CheckpointWriter::temporary_path() const {
 void CheckpointWriter::add_field(const std::string& name, DM da, Vec v) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("add field '" + name + "'");
-  check_item_name("field", name, path());
-  detail::write_dmda_dataset(impl_->file.comm(), impl_->file.id(), "/fields/" + name, da, v,
-                             impl_->file.label());
+  impl_->file.write([&] {
+    check_item_name("field", name, path());
+    detail::write_dmda_dataset(impl_->file.comm(), impl_->file.id(), "/fields/" + name, da, v,
+                               impl_->file.label());
+  });
 }
 
 void CheckpointWriter::add_array(const std::string& name, const double* local, std::size_t count) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("add array '" + name + "'");
-  check_item_name("array", name, path());
-  const auto [offset, total] = block_layout(impl_->file.comm(), count);
-  detail::write_block_dataset(impl_->file.id(), "/arrays/" + name, H5T_IEEE_F64LE,
-                              H5T_NATIVE_DOUBLE, local, offset, count, total, impl_->file.label());
+  impl_->file.write([&] {
+    check_item_name("array", name, path());
+    const auto [offset, total] = block_layout(impl_->file.comm(), count);
+    detail::write_block_dataset(impl_->file.id(), "/arrays/" + name, H5T_IEEE_F64LE,
+                                H5T_NATIVE_DOUBLE, local, offset, count, total,
+                                impl_->file.label());
+  });
 }
 
 void CheckpointWriter::add_array(const std::string& name, const std::int64_t* local,
                                  std::size_t count) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("add array '" + name + "'");
-  check_item_name("array", name, path());
-  const auto [offset, total] = block_layout(impl_->file.comm(), count);
-  detail::write_block_dataset(impl_->file.id(), "/arrays/" + name, H5T_STD_I64LE, H5T_NATIVE_INT64,
-                              local, offset, count, total, impl_->file.label());
+  impl_->file.write([&] {
+    check_item_name("array", name, path());
+    const auto [offset, total] = block_layout(impl_->file.comm(), count);
+    detail::write_block_dataset(impl_->file.id(), "/arrays/" + name, H5T_STD_I64LE,
+                                H5T_NATIVE_INT64, local, offset, count, total, impl_->file.label());
+  });
 }
 
 void CheckpointWriter::add_scalar_double(const std::string& name, double value) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("add scalar '" + name + "'");
-  check_item_name("scalar", name, path());
-  MPI_Bcast(&value, 1, MPI_DOUBLE, 0, impl_->file.comm());
-  detail::H5Group g = detail::open_group(impl_->file.id(), "/scalars", impl_->file.label());
-  detail::write_attribute(g.get(), name, value, detail::where(impl_->file.label(), "/scalars"));
+  impl_->file.write([&] {
+    check_item_name("scalar", name, path());
+    MPI_Bcast(&value, 1, MPI_DOUBLE, 0, impl_->file.comm());
+    detail::H5Group g = detail::open_group(impl_->file.id(), "/scalars", impl_->file.label());
+    detail::write_attribute(g.get(), name, value, detail::where(impl_->file.label(), "/scalars"));
+  });
 }
 
 void CheckpointWriter::add_scalar_int64(const std::string& name, std::int64_t value) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("add scalar '" + name + "'");
-  check_item_name("scalar", name, path());
-  MPI_Bcast(&value, 1, MPI_INT64_T, 0, impl_->file.comm());
-  detail::H5Group g = detail::open_group(impl_->file.id(), "/scalars", impl_->file.label());
-  detail::write_attribute(g.get(), name, value, detail::where(impl_->file.label(), "/scalars"));
+  impl_->file.write([&] {
+    check_item_name("scalar", name, path());
+    MPI_Bcast(&value, 1, MPI_INT64_T, 0, impl_->file.comm());
+    detail::H5Group g = detail::open_group(impl_->file.id(), "/scalars", impl_->file.label());
+    detail::write_attribute(g.get(), name, value, detail::where(impl_->file.label(), "/scalars"));
+  });
 }
 
 void CheckpointWriter::add_scalar_string(const std::string& name, const std::string& value) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("add scalar '" + name + "'");
-  check_item_name("scalar", name, path());
-  std::string text = value;
-  detail::bcast_string(impl_->file.comm(), text);
-  detail::H5Group g = detail::open_group(impl_->file.id(), "/scalars", impl_->file.label());
-  detail::write_attribute(g.get(), name, text, detail::where(impl_->file.label(), "/scalars"));
+  impl_->file.write([&] {
+    check_item_name("scalar", name, path());
+    std::string text = value;
+    detail::bcast_string(impl_->file.comm(), text);
+    detail::H5Group g = detail::open_group(impl_->file.id(), "/scalars", impl_->file.label());
+    detail::write_attribute(g.get(), name, text, detail::where(impl_->file.label(), "/scalars"));
+  });
 }
 
 void CheckpointWriter::commit() {

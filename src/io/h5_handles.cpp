@@ -58,7 +58,7 @@ std::string h5_error_stack() {
 }
 
 void throw_h5(const std::string& what) {
-  throw IoError(what + ": " + h5_error_stack());
+  throw H5Failure(what + ": " + h5_error_stack());
 }
 
 H5PropList make_file_access(MPI_Comm comm, const std::string& file) {

@@ -76,7 +76,15 @@ class H5ErrorSilencer {
 /// The current HDF5 error stack as one line (innermost cause last), then cleared.
 std::string h5_error_stack();
 
-/// Throws IoError("<what>: <HDF5 error stack>").
+/// An IoError raised by a failed HDF5 call (as opposed to one fracmfg raised itself, such as
+/// a bad name or a shape mismatch): the file may be damaged (a write that did not reach the
+/// disk, metadata that could not be flushed).
+class H5Failure : public IoError {
+ public:
+  using IoError::IoError;
+};
+
+/// Throws H5Failure("<what>: <HDF5 error stack>").
 [[noreturn]] void throw_h5(const std::string& what);
 
 /// Returns id when valid, else throws IoError naming what failed.

@@ -141,8 +141,32 @@ struct H5Writer::Impl {
   }
 };
 
-void H5Writer::check_output_path(MPI_Comm comm, const std::string& path) {
-  detail::AtomicH5File::check_output_path(comm, path);
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes < 1000) return std::to_string(bytes) + " B";
+  static const char* const units[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
+  double value = static_cast<double>(bytes) / 1000.0;
+  std::size_t u = 0;
+  while (value >= 999.95 && u + 1 < sizeof(units) / sizeof(units[0])) {
+    value /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %s", value, units[u]);
+  return buf;
+}
+
+std::uint64_t space_needed(std::uint64_t bytes) {
+  constexpr std::uint64_t kMiB = 1u << 20;
+  return bytes + bytes / 10 + kMiB;
+}
+
+void H5Writer::check_output_path(MPI_Comm comm, const std::string& path,
+                                 std::uint64_t expected_bytes) {
+  detail::AtomicH5File::check_output_paths(comm, {{path, expected_bytes}});
+}
+
+void H5Writer::check_output_paths(MPI_Comm comm, const std::vector<OutputSpace>& files) {
+  detail::AtomicH5File::check_output_paths(comm, files);
 }
 
 H5Writer::H5Writer(MPI_Comm comm, const std::string& path, const H5WriterOptions& options) {
@@ -156,8 +180,10 @@ H5Writer::H5Writer(MPI_Comm comm, const std::string& path, const H5WriterOptions
   MPI_Bcast(&write_xdmf, 1, MPI_INT, 0, comm);
   impl_->options.write_xdmf = write_xdmf != 0;
   const std::string ctx = "the root group of '" + impl_->file.label() + "'";
-  detail::write_attribute(impl_->file.id(), "deck", deck, ctx);
-  detail::write_attribute(impl_->file.id(), "resolved_deck", resolved, ctx);
+  impl_->file.write([&] {
+    detail::write_attribute(impl_->file.id(), "deck", deck, ctx);
+    detail::write_attribute(impl_->file.id(), "resolved_deck", resolved, ctx);
+  });
 }
 
 H5Writer::~H5Writer() {
@@ -210,163 +236,188 @@ void H5Writer::define_field(const std::string& name, const FieldInfo& info) {
 void H5Writer::write_field(const std::string& name, DM da, Vec v, std::int64_t step, double time) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write field '" + name + "'");
-  check_field_name(name, path());
-  const std::string dataset = field_dataset_path(name, step);
-  const detail::DmdaBox box =
-      detail::dmda_box(comm(), da, v, "cannot write field " + detail::where(path(), dataset));
-  FieldRecord& r = impl_->record(name);
-  if (r.written && r.shape != box.shape) {
-    throw IoError("cannot write field " + detail::where(path(), dataset) +
-                  ": earlier steps of this field have shape " + to_string(r.shape) +
-                  ", this one has " + to_string(box.shape));
-  }
-  if (!r.info.component_names.empty() &&
-      r.info.component_names.size() != static_cast<std::size_t>(box.shape.dof)) {
-    throw IoError("cannot write field " + detail::where(path(), dataset) + ": " +
-                  std::to_string(r.info.component_names.size()) +
-                  " component names were defined for " + std::to_string(box.shape.dof) +
-                  " components");
-  }
-  if (r.info.component_names.empty())
-    r.info.component_names = default_components(name, box.shape.dof);
-  MPI_Bcast(&time, 1, MPI_DOUBLE, 0, comm());
+  impl_->file.write([&] {
+    check_field_name(name, path());
+    const std::string dataset = field_dataset_path(name, step);
+    const detail::DmdaBox box =
+        detail::dmda_box(comm(), da, v, "cannot write field " + detail::where(path(), dataset));
+    FieldRecord& r = impl_->record(name);
+    if (r.written && r.shape != box.shape) {
+      throw IoError("cannot write field " + detail::where(path(), dataset) +
+                    ": earlier steps of this field have shape " + to_string(r.shape) +
+                    ", this one has " + to_string(box.shape));
+    }
+    if (!r.info.component_names.empty() &&
+        r.info.component_names.size() != static_cast<std::size_t>(box.shape.dof)) {
+      throw IoError("cannot write field " + detail::where(path(), dataset) + ": " +
+                    std::to_string(r.info.component_names.size()) +
+                    " component names were defined for " + std::to_string(box.shape.dof) +
+                    " components");
+    }
+    if (r.info.component_names.empty())
+      r.info.component_names = default_components(name, box.shape.dof);
+    MPI_Bcast(&time, 1, MPI_DOUBLE, 0, comm());
 
-  detail::write_dmda_dataset(impl_->file.comm(), impl_->file.id(), dataset, da, v,
-                             impl_->file.label());
-  detail::H5Dataset ds = detail::open_dataset(impl_->file.id(), dataset, impl_->file.label());
-  const std::string ctx = detail::where(impl_->file.label(), dataset);
-  detail::write_attribute(ds.get(), "time", time, ctx);
-  detail::write_attribute(ds.get(), "step", step, ctx);
+    detail::write_dmda_dataset(impl_->file.comm(), impl_->file.id(), dataset, da, v,
+                               impl_->file.label());
+    detail::H5Dataset ds = detail::open_dataset(impl_->file.id(), dataset, impl_->file.label());
+    const std::string ctx = detail::where(impl_->file.label(), dataset);
+    detail::write_attribute(ds.get(), "time", time, ctx);
+    detail::write_attribute(ds.get(), "step", step, ctx);
 
-  r.written = true;
-  r.shape = box.shape;
-  r.steps.push_back(step);
-  r.times.push_back(time);
-  bool seen = false;
-  for (std::int64_t s : impl_->index_steps) seen = seen || s == step;
-  if (!seen) {
-    impl_->index_steps.push_back(step);
-    impl_->index_times.push_back(time);
-  }
+    r.written = true;
+    r.shape = box.shape;
+    r.steps.push_back(step);
+    r.times.push_back(time);
+    bool seen = false;
+    for (std::int64_t s : impl_->index_steps) seen = seen || s == step;
+    if (!seen) {
+      impl_->index_steps.push_back(step);
+      impl_->index_times.push_back(time);
+    }
+  });
 }
 
 void H5Writer::write_dmda(const std::string& dataset, DM da, Vec v) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  detail::write_dmda_dataset(impl_->file.comm(), impl_->file.id(), detail::normalize_path(dataset),
-                             da, v, impl_->file.label());
+  impl_->file.write([&] {
+    detail::write_dmda_dataset(impl_->file.comm(), impl_->file.id(),
+                               detail::normalize_path(dataset), da, v, impl_->file.label());
+  });
 }
 
 void H5Writer::write_distributed(const std::string& dataset, const double* local,
                                  std::size_t count) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  const auto [offset, total] = impl_->block_layout(count);
-  detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_IEEE_F64LE,
-                              H5T_NATIVE_DOUBLE, local, offset, count, total, impl_->file.label());
+  impl_->file.write([&] {
+    const auto [offset, total] = impl_->block_layout(count);
+    detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_IEEE_F64LE,
+                                H5T_NATIVE_DOUBLE, local, offset, count, total,
+                                impl_->file.label());
+  });
 }
 
 void H5Writer::write_distributed(const std::string& dataset, const std::int64_t* local,
                                  std::size_t count) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  const auto [offset, total] = impl_->block_layout(count);
-  detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_STD_I64LE,
-                              H5T_NATIVE_INT64, local, offset, count, total, impl_->file.label());
+  impl_->file.write([&] {
+    const auto [offset, total] = impl_->block_layout(count);
+    detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_STD_I64LE,
+                                H5T_NATIVE_INT64, local, offset, count, total, impl_->file.label());
+  });
 }
 
 void H5Writer::write_vec(const std::string& dataset, Vec v) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  PetscInt lo = 0;
-  PetscInt hi = 0;
-  PetscInt n = 0;
-  FRACMFG_PETSC_CHECK(VecGetOwnershipRange(v, &lo, &hi));
-  FRACMFG_PETSC_CHECK(VecGetSize(v, &n));
-  detail::VecReadAccess array(v);
-  detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_IEEE_F64LE,
-                              H5T_NATIVE_DOUBLE, array.data(), static_cast<hsize_t>(lo),
-                              static_cast<hsize_t>(hi - lo), static_cast<hsize_t>(n),
-                              impl_->file.label());
+  impl_->file.write([&] {
+    PetscInt lo = 0;
+    PetscInt hi = 0;
+    PetscInt n = 0;
+    FRACMFG_PETSC_CHECK(VecGetOwnershipRange(v, &lo, &hi));
+    FRACMFG_PETSC_CHECK(VecGetSize(v, &n));
+    detail::VecReadAccess array(v);
+    detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_IEEE_F64LE,
+                                H5T_NATIVE_DOUBLE, array.data(), static_cast<hsize_t>(lo),
+                                static_cast<hsize_t>(hi - lo), static_cast<hsize_t>(n),
+                                impl_->file.label());
+  });
 }
 
 void H5Writer::write_array(const std::string& dataset, const std::vector<double>& values) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  unsigned long long n = values.size();
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
-  const bool root = impl_->file.rank() == 0;
-  detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_IEEE_F64LE,
-                              H5T_NATIVE_DOUBLE, root ? values.data() : nullptr, 0, root ? n : 0, n,
-                              impl_->file.label());
+  impl_->file.write([&] {
+    unsigned long long n = values.size();
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
+    const bool root = impl_->file.rank() == 0;
+    detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_IEEE_F64LE,
+                                H5T_NATIVE_DOUBLE, root ? values.data() : nullptr, 0, root ? n : 0,
+                                n, impl_->file.label());
+  });
 }
 
 void H5Writer::write_array(const std::string& dataset, const std::vector<std::int64_t>& values) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  unsigned long long n = values.size();
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
-  const bool root = impl_->file.rank() == 0;
-  detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_STD_I64LE,
-                              H5T_NATIVE_INT64, root ? values.data() : nullptr, 0, root ? n : 0, n,
-                              impl_->file.label());
+  impl_->file.write([&] {
+    unsigned long long n = values.size();
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
+    const bool root = impl_->file.rank() == 0;
+    detail::write_block_dataset(impl_->file.id(), detail::normalize_path(dataset), H5T_STD_I64LE,
+                                H5T_NATIVE_INT64, root ? values.data() : nullptr, 0, root ? n : 0,
+                                n, impl_->file.label());
+  });
 }
 
 void H5Writer::write_string(const std::string& dataset, const std::string& text) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("write dataset '" + dataset + "'");
-  std::string value = text;
-  detail::bcast_string(comm(), value);
-  detail::write_string_dataset(impl_->file.id(), detail::normalize_path(dataset), value,
-                               impl_->file.rank() == 0, impl_->file.label());
+  impl_->file.write([&] {
+    std::string value = text;
+    detail::bcast_string(comm(), value);
+    detail::write_string_dataset(impl_->file.id(), detail::normalize_path(dataset), value,
+                                 impl_->file.rank() == 0, impl_->file.label());
+  });
 }
 
 void H5Writer::set_attribute_double(const std::string& object, const std::string& name,
                                     double value) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("set attribute '" + name + "'");
-  MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm());
-  const std::string path = detail::normalize_path(object);
-  detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
-  detail::write_attribute(obj.get(), name, value, detail::where(impl_->file.label(), path));
+  impl_->file.write([&] {
+    MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm());
+    const std::string path = detail::normalize_path(object);
+    detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
+    detail::write_attribute(obj.get(), name, value, detail::where(impl_->file.label(), path));
+  });
 }
 
 void H5Writer::set_attribute_int64(const std::string& object, const std::string& name,
                                    std::int64_t value) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("set attribute '" + name + "'");
-  MPI_Bcast(&value, 1, MPI_INT64_T, 0, comm());
-  const std::string path = detail::normalize_path(object);
-  detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
-  detail::write_attribute(obj.get(), name, value, detail::where(impl_->file.label(), path));
+  impl_->file.write([&] {
+    MPI_Bcast(&value, 1, MPI_INT64_T, 0, comm());
+    const std::string path = detail::normalize_path(object);
+    detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
+    detail::write_attribute(obj.get(), name, value, detail::where(impl_->file.label(), path));
+  });
 }
 
 void H5Writer::set_attribute_string(const std::string& object, const std::string& name,
                                     const std::string& value) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("set attribute '" + name + "'");
-  std::string text = value;
-  detail::bcast_string(comm(), text);
-  const std::string path = detail::normalize_path(object);
-  detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
-  detail::write_attribute(obj.get(), name, text, detail::where(impl_->file.label(), path));
+  impl_->file.write([&] {
+    std::string text = value;
+    detail::bcast_string(comm(), text);
+    const std::string path = detail::normalize_path(object);
+    detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
+    detail::write_attribute(obj.get(), name, text, detail::where(impl_->file.label(), path));
+  });
 }
 
 void H5Writer::set_attribute_doubles(const std::string& object, const std::string& name,
                                      const std::vector<double>& values) {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("set attribute '" + name + "'");
-  std::vector<double> v = values;
-  detail::bcast_doubles(comm(), v);
-  const std::string path = detail::normalize_path(object);
-  detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
-  detail::write_attribute(obj.get(), name, v, detail::where(impl_->file.label(), path));
+  impl_->file.write([&] {
+    std::vector<double> v = values;
+    detail::bcast_doubles(comm(), v);
+    const std::string path = detail::normalize_path(object);
+    detail::H5Object obj = detail::open_object(impl_->file.id(), path, impl_->file.label());
+    detail::write_attribute(obj.get(), name, v, detail::where(impl_->file.label(), path));
+  });
 }
 
 void H5Writer::commit() {
   detail::H5ErrorSilencer quiet;
   impl_->file.require_open("commit");
-  impl_->write_index();
+  impl_->file.write([&] { impl_->write_index(); });
   if (impl_->options.write_xdmf && !impl_->field_order.empty()) {
     impl_->file.commit(
         [this] { detail::write_text_file_atomically(impl_->xdmf_path(), impl_->render_xdmf()); });

@@ -31,6 +31,7 @@
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
 #include "fracmfg/io/deck.hpp"
+#include "fracmfg/io/h5_writer.hpp"
 
 namespace fracmfg::frac {
 
@@ -58,6 +59,18 @@ struct FpdeRunSummary {
 /// (no file: the deck's output.checkpoint_file) and -<prefix>stop_at <step>.
 FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck,
                                            const std::string& prefix = "fpde_");
+
+/// The disk space a run needs, for the check before the solve (io::H5Writer::
+/// check_output_paths). results: u (8 bytes per grid point) at step 0, every output.every
+/// steps and the last step, plus io::kH5DatasetOverhead per dataset and io::kH5FileOverhead.
+/// checkpoints (0 unless output.checkpoint_every > 0 or stop_at >= 0): twice one checkpoint
+/// (the previous one stays until the new one replaces it), which holds u and, for the
+/// time-fractional type, the L1 history state: 1 + the number of sum-of-exponentials terms
+/// (frac::soe_approximation for the deck's order, time mesh and tolerance) or, with the
+/// direct history, 1 + steps vectors of the grid. Not collective (a few microseconds; the SOE
+/// nodes are computed as the solver would).
+io::OutputBytes fpde_output_bytes(const io::FpdeConfig& config, const io::OutputConfig& output,
+                                  std::int64_t stop_at = -1);
 
 FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Logger& log,
                              const FpdeRunOptions& options = {});

@@ -3,7 +3,7 @@
 // arrays, replicated data and attributes), written atomically, with an XDMF sidecar.
 // The file layout is documented in fracmfg/io/h5_layout.hpp.
 //
-//   io::H5Writer::check_output_path(comm, "results/crowd.h5");   // before the solve
+//   io::H5Writer::check_output_path(comm, "results/crowd.h5", bytes);  // before the solve
 //   io::H5Writer out(comm, "results/crowd.h5", {"mfg", deck_text, resolved_deck});
 //   out.define_field("m", {{0.0}, {dx}}, {"m"});                  // optional geometry
 //   for (...) out.write_field("m", da, m, step, t);               // each rank its own box
@@ -22,6 +22,18 @@
 // detected by one rank only (directory checks, rename) are shared, so every rank throws the
 // same IoError. Wrap creation in core::collective() to get the driver's single-message exit.
 //
+// Failed writes: when HDF5 fails to write (disk full, the file size limit, an I/O error;
+// often only seen when the file is flushed or closed), the temporary file is removed at once
+// and every rank throws the same io::WriteError naming the final file and the system's
+// reason ("No space left on device"); the final name is never touched, and the writer
+// accepts no more data. commit() checks that the closed file opens as a complete HDF5 file
+// before it renames it, so a truncated file never appears under the final name.
+//
+// Free space: check_output_path() with expected_bytes > 0 also compares the free space of
+// the target file system with the estimate (see the solvers' *_output_bytes functions);
+// FRACMFG_SKIP_SPACE_CHECK=1 in rank 0's environment skips that comparison (for file
+// systems whose free space statvfs does not report, or to test the failure of a write).
+//
 // No HDF5 header is included here: HDF5 is a private dependency of libfracmfg.
 
 #include <mpi.h>
@@ -34,9 +46,48 @@
 #include <string>
 #include <vector>
 
+#include "fracmfg/core/error.hpp"
 #include "fracmfg/io/h5_layout.hpp"
 
 namespace fracmfg::io {
+
+/// A file could not be written (disk full, file too large, I/O error, or the finished file
+/// could not be published). Thrown by every rank of the file's communicator together, after
+/// the temporary file was removed; the final name is untouched (an older file of that name,
+/// such as the previous checkpoint, stays valid). A driver can turn it into its single-line
+/// collective exit (exit code 5) without a further collective call.
+class WriteError : public IoError {
+ public:
+  using IoError::IoError;
+};
+
+/// One file a run will write and the space it needs at most (bytes; 0: not checked).
+struct OutputSpace {
+  std::string path;
+  std::uint64_t bytes = 0;
+};
+
+/// Disk space a run needs (bytes), estimated before the solve by the solvers'
+/// *_output_bytes functions: its results file, and its checkpoints at their peak (two files:
+/// the previous checkpoint stays until the new one has replaced it; 0 without checkpoints).
+struct OutputBytes {
+  std::uint64_t results = 0;
+  std::uint64_t checkpoints = 0;
+};
+
+/// HDF5 structure around the data, for those estimates: per file (superblock, root
+/// attributes with the deck text, step index) and per dataset (object header, its
+/// attributes, its link). About twice what fracmfg's files use (HDF5 1.10, 1.8 format: an
+/// mfg file of 202 fields has about 500 bytes per field beside the data).
+inline constexpr std::uint64_t kH5FileOverhead = 64 * 1024;
+inline constexpr std::uint64_t kH5DatasetOverhead = 1024;
+
+/// "812 B", "1.5 kB", "12.3 MB", "4.0 GB" (decimal units, one decimal).
+std::string format_bytes(std::uint64_t bytes);
+
+/// Free space needed for `bytes` of output: bytes x 1.1 + 1 MiB (HDF5 metadata and the
+/// error of the estimate).
+std::uint64_t space_needed(std::uint64_t bytes);
 
 /// Run description stored as file attributes (see h5_layout.hpp).
 struct H5WriterOptions {
@@ -55,10 +106,18 @@ struct FieldInfo {
 class H5Writer {
  public:
   /// Checks that the directory of `path` exists or can be created (rank 0 creates it) and
-  /// that a file can be created in it, and that `path` is not a directory. Collective;
-  /// every rank throws the same IoError naming the path when the check fails. Call it
-  /// before a long solve so a bad output path fails in the first second.
-  static void check_output_path(MPI_Comm comm, const std::string& path);
+  /// that a file can be created in it, and that `path` is not a directory. With
+  /// expected_bytes > 0 it also checks (rank 0, statvfs of the directory) that the file
+  /// system has space_needed(expected_bytes) free, else IoError "<path>: the results need
+  /// about X MB, the file system has Y MB free". Collective; every rank takes rank 0's
+  /// decision and throws the same IoError naming the path when the check fails. Call it
+  /// before a long solve so a bad output path or a full disk fails in the first second.
+  static void check_output_path(MPI_Comm comm, const std::string& path,
+                                std::uint64_t expected_bytes = 0);
+  /// The same for several files (results and checkpoints): each path is checked, and the
+  /// bytes of the paths on one file system are added up before comparing with its free
+  /// space. Collective.
+  static void check_output_paths(MPI_Comm comm, const std::vector<OutputSpace>& files);
 
   /// Creates the temporary file (after check_output_path) and writes the file attributes.
   /// Collective on comm; comm must stay valid for the writer's lifetime. Options are
@@ -117,7 +176,8 @@ class H5Writer {
   /// Writes the step index (/time, /step, per-field steps and times), closes the file,
   /// waits for every rank, renames the file to its final name (rank 0, after fsync) and
   /// writes the XDMF sidecar (rank 0, temporary name then rename). Collective; afterwards
-  /// the writer accepts no more data. A failure leaves the final name untouched.
+  /// the writer accepts no more data. A failure (flush, close, an incomplete file, fsync,
+  /// rename) is a WriteError on every rank and leaves the final name untouched.
   void commit();
 
  private:
