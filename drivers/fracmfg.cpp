@@ -70,13 +70,31 @@ int launcher_rank() {
   return 0;
 }
 
+// Every environment variable fracmfg reads, one line each (docs/user_guide.md has the same
+// table).
 const char* const exit_code_help =
     "Exit codes: 0 success, 1 other error, 2 bad command line or deck, 3 not available in "
     "this build,\n            4 numerical failure, 5 file error, 6 PETSc error, 75 stopped by a "
     "signal\n"
     "            after writing a checkpoint (resume from it).\n"
-    "Environment: FRACMFG_LOG_LEVEL=error|warn|info|debug, FRACMFG_LOG_RANKS=all|0,\n"
-    "             FRACMFG_BACKEND=cpu|cuda|auto, FRACMFG_DISABLE_GPU=1, FRACMFG_PERF_DIR=dir.";
+    "Environment:\n"
+    "  FRACMFG_RESTART=<checkpoint>    resume an mfg or fpde run from its checkpoint (same as\n"
+    "                                  -mfg_restart / -fpde_restart; a fode deck refuses it)\n"
+    "  FRACMFG_PROGRESS_SECONDS=<s>    seconds between progress lines at info level (default\n"
+    "                                  10, 0: every iteration or step; a bad value: warning)\n"
+    "  FRACMFG_LOG_LEVEL=error|warn|info|debug   overrides the deck's logging.level\n"
+    "  FRACMFG_LOG_RANKS=all|0         all: every rank writes log lines (tagged with the rank)\n"
+    "  FRACMFG_BACKEND=cpu|cuda|auto   overrides the deck's execution.backend\n"
+    "  FRACMFG_DISABLE_GPU=1           never use a GPU\n"
+    "  FRACMFG_PERF_DIR=<dir>          performance model directory (default\n"
+    "                                  $XDG_CACHE_HOME/fracmfg, else ~/.cache/fracmfg)\n"
+    "  KOKKOS_NUM_THREADS=<n>          host threads of Kokkos (when fracmfg starts Kokkos)\n"
+    "  CUDA_VISIBLE_DEVICES=<list>     the GPUs the ranks may use\n"
+    "  SLURM_JOB_ID                    (set by Slurm) part of temporary file names\n"
+    "  OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID   (set by the launcher) the\n"
+    "                                  rank, so that command-line errors are printed once\n"
+    "Signals: SIGUSR1, SIGTERM or SIGINT during an mfg or fpde solve: the run finishes its\n"
+    "  current outer iteration (mfg) or time step (fpde), writes a checkpoint and exits with 75.";
 
 fracmfg::io::Deck load_deck(Environment& env, const std::string& path) {
   std::optional<fracmfg::io::Deck> deck;
