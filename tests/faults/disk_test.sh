@@ -5,8 +5,7 @@
 #
 #   disk_test.sh CASE
 #
-# Environment (set by CMake): FRACMFG_SOURCE_DIR, FRACMFG (the driver), FAULTS_TEST_DIR
-# (work directory), MPIEXEC (launcher with its flags, taking -n N), PYTHON.
+# Environment: see tests/faults/common.sh.
 #
 # The small file system is a tmpfs of a few MB mounted in the case's directory (root may
 # mount here; it is unmounted on every exit). Where mounting is not permitted the cases fall
@@ -31,28 +30,10 @@
 set -uo pipefail
 
 case_name=${1:?usage: disk_test.sh CASE}
-top=${FRACMFG_SOURCE_DIR:?}
-fracmfg=${FRACMFG:?}
-root=${FAULTS_TEST_DIR:?}
-python=${PYTHON:-/usr/bin/python3}
-read -r -a mpiexec <<<"${MPIEXEC:?}"
-deck_tool=$top/tests/slurm/deck_tool.py
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 PYTHONDONTWRITEBYTECODE=1
-unset FRACMFG_RESTART FRACMFG_LOG_LEVEL FRACMFG_LOG_RANKS FRACMFG_SKIP_SPACE_CHECK
+tool=disk_test
+# shellcheck source=tests/faults/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-fail() {
-  echo "FAILED: $*"
-  exit 1
-}
-note() { echo "disk_test: $*"; }
-show() {
-  echo "---- $1"
-  sed 's/^/  | /' "$1"
-  echo "----"
-}
-
-work=$root/$case_name
 mounts=()
 cleanup() {
   local m
@@ -80,25 +61,6 @@ if [[ ${DISK_TEST_MECHANISM:-} != ulimit ]] && small_fs "$probe" 64; then
   umount "$probe" && unset 'mounts[-1]'
 fi
 note "small file system: $mechanism"
-
-# expect LOG STATUS WANT TEXT...: the run ended with WANT and its output holds each TEXT.
-expect() {
-  local log=$1 status=$2 want=$3 text
-  shift 3
-  ((status == want)) || { show "$log"; fail "exit code $status, expected $want"; }
-  for text in "$@"; do
-    grep -qF -- "$text" "$log" || { show "$log"; fail "the output lacks: $text"; }
-  done
-}
-
-# one_line_error LOG: exactly one error line; no HDF5 error stack, PETSc error or abort.
-one_line_error() {
-  local n
-  n=$(grep -c "fracmfg: error" "$1")
-  ((n == 1)) || { show "$1"; fail "$n error lines, expected 1"; }
-  ! grep -qE "HDF5-DIAG|#[0-9]{3}:|PETSC ERROR|MPI_ABORT|Traceback" "$1" ||
-    { show "$1"; fail "an HDF5 error stack, a traceback or an abort"; }
-}
 
 # no_temporary DIR: no ".<name>.tmp-*" file left in DIR.
 no_temporary() {
