@@ -82,6 +82,8 @@ const char* const exit_code_help =
     "                                  -mfg_restart / -fpde_restart; a fode deck refuses it)\n"
     "  FRACMFG_PROGRESS_SECONDS=<s>    seconds between progress lines at info level (default\n"
     "                                  10, 0: every iteration or step; a bad value: warning)\n"
+    "  FRACMFG_SKIP_SPACE_CHECK=1      skip the free-space check before a solve (a write that\n"
+    "                                  then fails still ends the run with exit code 5)\n"
     "  FRACMFG_LOG_LEVEL=error|warn|info|debug   overrides the deck's logging.level\n"
     "  FRACMFG_LOG_RANKS=all|0         all: every rank writes log lines (tagged with the rank)\n"
     "  FRACMFG_BACKEND=cpu|cuda|auto   overrides the deck's execution.backend\n"
