@@ -6,11 +6,13 @@
 #include <optional>
 #include <string>
 
+#include "common/test_support.hpp"
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/exec/hardware.hpp"
 
 namespace fe = fracmfg::exec;
+using fracmfg::test::ScopedEnv;
 
 namespace {
 
@@ -18,32 +20,6 @@ std::string data_file(const std::string& name) {
   const char* root = std::getenv("FRACMFG_SOURCE_DIR");
   return std::string(root != nullptr ? root : ".") + "/tests/unit/exec_data/" + name;
 }
-
-// Sets an environment variable for the lifetime of the object, then restores it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 fracmfg::DeckError deck_error_of(const std::string& text) {
   try {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "common/test_support.hpp"
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/logger.hpp"
@@ -23,6 +24,8 @@
 namespace fe = fracmfg::exec;
 using fracmfg::core::Logger;
 using fracmfg::core::LogLevel;
+using fracmfg::test::CapturedLog;
+using fracmfg::test::ScopedEnv;
 
 // Counts every allocation of this program, to check that place() and run() make none.
 namespace {
@@ -95,55 +98,6 @@ fe::Workload workload(fe::KernelId k, double n) {
   w.device_bytes = 16.0 * n;
   return w;
 }
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
-class CapturedLog {
- public:
-  explicit CapturedLog(LogLevel level = LogLevel::warn)
-      : file_(std::tmpfile()), log_(0, level, false) {
-    log_.set_stream(file_);
-  }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-  ~CapturedLog() { std::fclose(file_); }
-  const Logger& log() const { return log_; }
-  std::string text() const {
-    std::fflush(file_);
-    std::rewind(file_);
-    std::string out;
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, file_) != nullptr) out += buf;
-    return out;
-  }
-
- private:
-  std::FILE* file_;
-  Logger log_;
-};
 
 int count_of(const std::string& text, const std::string& what) {
   int n = 0;
