@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -18,6 +19,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/progress.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/weights.hpp"
 
@@ -182,7 +184,8 @@ struct FodeSolver::Impl {
   std::int64_t agree_every = 32;
   std::int64_t observe_every = 0;  ///< 0: no observer
   std::chrono::steady_clock::time_point t_start;
-  std::chrono::steady_clock::time_point t_progress;
+  /// Progress lines of this solve (options.progress_interval > 0 and info enabled).
+  std::optional<core::Progress> progress_lines;
 
   bool implicit() const { return options.method == FodeMethod::trapezoidal; }
   bool split_form() const { return rhs.linear != nullptr || static_cast<bool>(rhs.pointwise); }
@@ -758,22 +761,16 @@ void FodeSolver::Impl::agree() {
 }
 
 void FodeSolver::Impl::progress(std::int64_t n) {
-  if (!(options.progress_interval > 0.0) || !log.enabled(core::LogLevel::info)) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (n < steps &&
-      std::chrono::duration<double>(now - t_progress).count() < options.progress_interval) {
-    return;
-  }
-  t_progress = now;
-  const double elapsed = std::chrono::duration<double>(now - t_start).count();
+  if (!progress_lines) return;
+  const core::LogLevel level = progress_lines->step(n >= steps);
+  if (!progress_lines->enabled(level)) return;
   const double done = static_cast<double>(n) / static_cast<double>(steps);
-  const double eta = done > 0.0 ? elapsed * (1.0 - done) / done : 0.0;
-  char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "fode: step %lld/%lld (%.1f%%), t = %.6g, elapsed %.1f s, ETA %.1f s",
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "fode: step %lld/%lld (%.1f%%), t = %.6g; elapsed %s, ETA %s",
                 static_cast<long long>(n), static_cast<long long>(steps), 100.0 * done, time_of(n),
-                elapsed, eta);
-  log.info(buf);
+                core::format_duration(progress_lines->elapsed()).c_str(),
+                core::format_duration(progress_lines->eta_steps(steps - n)).c_str());
+  progress_lines->write(level, buf);
 }
 
 // --- public ------------------------------------------------------------------------------
@@ -802,7 +799,10 @@ FodeStats FodeSolver::solve(const Observer& observer, std::int64_t observe_every
   s.failed_step = -1;
   s.observe_every = observer ? observe_every : 0;
   s.t_start = std::chrono::steady_clock::now();
-  s.t_progress = s.t_start;
+  s.progress_lines.reset();
+  if (s.options.progress_interval > 0.0 && s.log.enabled(core::LogLevel::info)) {
+    s.progress_lines.emplace(s.log, s.options.progress_interval);
+  }
   s.engine->run([&](std::int64_t n) {
     s.step(n);
     if (observer && (n % observe_every == 0 || n == s.steps)) {

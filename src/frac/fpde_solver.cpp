@@ -13,6 +13,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/progress.hpp"
 #include "fracmfg/frac/riesz_shell.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
@@ -114,7 +115,8 @@ struct FpdeSolver::Impl {
   double kappa_built = std::numeric_limits<double>::quiet_NaN();
   la::VecHandle z;
 
-  Clock::time_point last_report = Clock::now();
+  /// Progress lines (options.progress_interval; <= 0: every step at info level).
+  core::Progress progress_lines{options.log, std::max(options.progress_interval, 0.0)};
 
   Impl(MPI_Comm c, const io::FpdeConfig& cfg, FpdeSolverOptions opts)
       : comm(c),
@@ -693,21 +695,20 @@ struct FpdeSolver::Impl {
       os << "fpde: the solution is not finite at step " << n << " (t = " << mesh.time(n) << ")";
       throw NumericalError(os.str());
     }
-    stats.total_seconds += seconds_since(t0);
-    report(norm);
+    const double step_seconds = seconds_since(t0);
+    stats.total_seconds += step_seconds;
+    report(norm, step_seconds);
   }
 
-  void report(double norm) {
-    const double since = seconds_since(last_report);
-    if (n < mesh.steps() && options.progress_interval > 0.0 && since < options.progress_interval) {
-      return;
-    }
-    last_report = Clock::now();
-    const double per_step = stats.steps > 0 ? stats.total_seconds / stats.steps : 0.0;
-    options.log.info("fpde: step ", n, "/", mesh.steps(), ", t = ", mesh.time(n),
-                     ", max|u| = ", norm, ", iterations ", stats.last_linear_iterations, ", ",
-                     per_step * 1e3, " ms/step, ETA ",
-                     per_step * static_cast<double>(mesh.steps() - n), " s");
+  void report(double norm, double step_seconds) {
+    const core::LogLevel level = progress_lines.step(n >= mesh.steps(), step_seconds);
+    if (!progress_lines.enabled(level)) return;
+    std::ostringstream os;
+    os << "fpde: step " << n << "/" << mesh.steps() << ", t = " << mesh.time(n)
+       << ", max|u| = " << norm << ", iterations " << stats.last_linear_iterations << "; elapsed "
+       << core::format_duration(progress_lines.elapsed()) << ", ETA "
+       << core::format_duration(progress_lines.eta_steps(mesh.steps() - n));
+    progress_lines.write(level, os.str());
   }
 };
 
