@@ -32,33 +32,8 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// Read access to a Vec's local array for the scope of the object.
-class ReadArray {
- public:
-  explicit ReadArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArrayRead(v_, &a_)); }
-  ~ReadArray() { (void)VecRestoreArrayRead(v_, &a_); }
-  ReadArray(const ReadArray&) = delete;
-  ReadArray& operator=(const ReadArray&) = delete;
-  const double* get() const { return a_; }
-
- private:
-  Vec v_;
-  const PetscScalar* a_ = nullptr;
-};
-
-/// Write access to a Vec's local array for the scope of the object.
-class WriteArray {
- public:
-  explicit WriteArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArray(v_, &a_)); }
-  ~WriteArray() { (void)VecRestoreArray(v_, &a_); }
-  WriteArray(const WriteArray&) = delete;
-  WriteArray& operator=(const WriteArray&) = delete;
-  double* get() const { return a_; }
-
- private:
-  Vec v_;
-  PetscScalar* a_ = nullptr;
-};
+using ReadArray = la::VecReadArray;
+using WriteArray = la::VecArray;
 
 /// An interior point next to a Dirichlet boundary point: the boundary value there enters the
 /// right-hand side with `coefficient` (K / h_d^2).

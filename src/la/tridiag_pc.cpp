@@ -23,32 +23,9 @@ PcData& data_of(PC pc) {
   return *static_cast<PcData*>(pc->data);
 }
 
-// Read/write access to a Vec's local array, given back even when the solve throws.
-class ReadArray {
- public:
-  explicit ReadArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArrayRead(v_, &a_)); }
-  ~ReadArray() { (void)VecRestoreArrayRead(v_, &a_); }
-  ReadArray(const ReadArray&) = delete;
-  ReadArray& operator=(const ReadArray&) = delete;
-  const double* get() const { return a_; }
-
- private:
-  Vec v_;
-  const PetscScalar* a_ = nullptr;
-};
-
-class WriteArray {
- public:
-  explicit WriteArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArrayWrite(v_, &a_)); }
-  ~WriteArray() { (void)VecRestoreArrayWrite(v_, &a_); }
-  WriteArray(const WriteArray&) = delete;
-  WriteArray& operator=(const WriteArray&) = delete;
-  double* get() const { return a_; }
-
- private:
-  Vec v_;
-  PetscScalar* a_ = nullptr;
-};
+// Access to a Vec's local array, given back even when the solve throws.
+using ReadArray = VecReadArray;
+using WriteArray = VecWriteArray;
 
 void check_sizes(const TridiagSolver& solver, Vec x, Vec y) {
   PetscInt nx = 0;

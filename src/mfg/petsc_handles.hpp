@@ -12,6 +12,7 @@
 
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
+#include "fracmfg/la/petsc_handles.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -55,34 +56,8 @@ inline VecPtr copy_vec(Vec v) {
   return VecPtr(w);
 }
 
-/// Read access to a Vec's local array for a scope.
-class ReadArray {
- public:
-  explicit ReadArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArrayRead(v_, &a_)); }
-  ~ReadArray() { VecRestoreArrayRead(v_, &a_); }
-  ReadArray(const ReadArray&) = delete;
-  ReadArray& operator=(const ReadArray&) = delete;
-  const PetscScalar* get() const { return a_; }
-  const PetscScalar& operator[](PetscInt i) const { return a_[i]; }
-
- private:
-  Vec v_;
-  const PetscScalar* a_ = nullptr;
-};
-
-/// Write access to a Vec's local array for a scope.
-class WriteArray {
- public:
-  explicit WriteArray(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(VecGetArray(v_, &a_)); }
-  ~WriteArray() { VecRestoreArray(v_, &a_); }
-  WriteArray(const WriteArray&) = delete;
-  WriteArray& operator=(const WriteArray&) = delete;
-  PetscScalar* get() const { return a_; }
-  PetscScalar& operator[](PetscInt i) const { return a_[i]; }
-
- private:
-  Vec v_;
-  PetscScalar* a_ = nullptr;
-};
+/// Scoped access to a Vec's local array (la/petsc_handles.hpp): read only, read-write.
+using ReadArray = la::VecReadArray;
+using WriteArray = la::VecArray;
 
 }  // namespace fracmfg::mfg::detail

@@ -120,4 +120,29 @@ using IsHandle = Handle<IS, ISDestroy>;
 using VecScatterHandle = Handle<VecScatter, VecScatterDestroy>;
 using ViewerHandle = Handle<PetscViewer, PetscViewerDestroy>;
 
+/// Access to a Vec's local array for the lifetime of the object, given back (Restore) also
+/// when the scope is left by an exception. Not collective; one access per Vec at a time.
+///
+///   la::VecReadArray r(x);       // VecGetArrayRead:  const values, r[i] or r.get()
+///   la::VecArray a(y);           // VecGetArray:      read and write
+///   la::VecWriteArray w(z);      // VecGetArrayWrite: write only (old values undefined)
+template <class P, PetscErrorCode (*Get)(Vec, P*), PetscErrorCode (*Restore)(Vec, P*)>
+class VecArrayScope {
+ public:
+  explicit VecArrayScope(Vec v) : v_(v) { FRACMFG_PETSC_CHECK(Get(v_, &a_)); }
+  ~VecArrayScope() { (void)Restore(v_, &a_); }
+  VecArrayScope(const VecArrayScope&) = delete;
+  VecArrayScope& operator=(const VecArrayScope&) = delete;
+  P get() const { return a_; }
+  auto& operator[](PetscInt i) const { return a_[i]; }
+
+ private:
+  Vec v_;
+  P a_ = nullptr;
+};
+
+using VecReadArray = VecArrayScope<const PetscScalar*, VecGetArrayRead, VecRestoreArrayRead>;
+using VecArray = VecArrayScope<PetscScalar*, VecGetArray, VecRestoreArray>;
+using VecWriteArray = VecArrayScope<PetscScalar*, VecGetArrayWrite, VecRestoreArrayWrite>;
+
 }  // namespace fracmfg::la
