@@ -263,19 +263,22 @@ AtomicH5File::~AtomicH5File() {
 
 void AtomicH5File::discard() noexcept {
   if (committed_ || failed_) return;
-  // Remove the name first: even if closing cannot complete (another rank has gone), the
-  // partial file does not stay behind.
-  if (rank_ == 0 && !temporary_path_.empty()) ::unlink(temporary_path_.c_str());
-  if (!file_.valid()) return;
   if (std::uncaught_exceptions() > 0) {
     // Closing is collective and, while an exception unwinds, other ranks may be elsewhere
-    // (an error seen by one rank): never block here. HDF5 closes the file at MPI_Finalize.
-    file_.release();
-  } else {
+    // (an error seen by one rank): never block here. The name goes now, so the partial file
+    // does not stay behind; HDF5 closes the file at MPI_Finalize.
+    if (rank_ == 0 && !temporary_path_.empty()) ::unlink(temporary_path_.c_str());
+    if (file_.valid()) file_.release();
+    return;
+  }
+  // Every rank is here (the writer is destroyed collectively): close first, then remove the
+  // name, so that nothing the close still writes through MPI-IO can bring it back.
+  if (file_.valid()) {
     H5ErrorSilencer quiet;
     file_.reset();
     H5Eclear2(H5E_DEFAULT);
   }
+  if (rank_ == 0 && !temporary_path_.empty()) ::unlink(temporary_path_.c_str());
 }
 
 void AtomicH5File::require_open(const std::string& action) const {
