@@ -9,6 +9,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/kernels/kde.hpp"
+#include "mfg/kde_dispatch.hpp"
 #include "mfg/petsc_handles.hpp"
 
 namespace fracmfg::mfg {
@@ -85,26 +86,7 @@ struct Coupling::Impl {
     s.x = sample_x.data();
     s.y = model.grid().dim == 2 ? sample_y.data() : nullptr;
     s.weight = weights.data();
-    const kernels::KdeOptions options;
-    auto host = [&] { kernels::kde_binned_host(kde_grid, s, density.data(), options); };
-    if (selector == nullptr) {
-      host();
-      return;
-    }
-    exec::Workload w;
-    w.kernel = kernel;
-    w.elements = s.count;
-    const double n = static_cast<double>(s.count);
-    w.bytes = 8.0 * 8.0 * n;
-    w.transfer_bytes = 16.0 * n;
-    w.flops = 20.0 * n * std::log2(std::max(2.0, n));
-    w.device_bytes = 64.0 * n;
-    selector->run(w, host, [&] {
-      kernels::KdeOptions o = options;
-      o.cuda_device = selector->device().device;
-      o.cuda_resources = selector->cuda_resources();
-      kernels::kde_binned_cuda(kde_grid, s, density.data(), o);
-    });
+    detail::kde_on_rank(selector, kernel, kde_grid, s, density.data());
   }
 };
 

@@ -13,6 +13,7 @@
 #include "fracmfg/exec/partition.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/kernels/kde.hpp"
+#include "mfg/kde_dispatch.hpp"
 #include "mfg/particle_item.hpp"
 #include "mfg/petsc_handles.hpp"
 
@@ -298,26 +299,7 @@ struct ParticleFokkerPlanck::Impl {
     s.x = node_x.data();
     s.y = g.dim == 2 ? node_y.data() : nullptr;
     s.weight = weights.data();
-    const kernels::KdeOptions options;
-    auto host = [&] { kernels::kde_binned_host(grid, s, dens.data(), options); };
-    if (selector == nullptr) {
-      host();
-    } else {
-      exec::Workload w;
-      w.kernel = kernel;
-      w.elements = s.count;
-      const double nn = static_cast<double>(s.count);
-      w.bytes = 64.0 * nn;
-      w.transfer_bytes = 16.0 * nn;
-      w.flops = 20.0 * nn * std::log2(std::max(2.0, nn));
-      w.device_bytes = 64.0 * nn;
-      selector->run(w, host, [&] {
-        kernels::KdeOptions o = options;
-        o.cuda_device = selector->device().device;
-        o.cuda_resources = selector->cuda_resources();
-        kernels::kde_binned_cuda(grid, s, dens.data(), o);
-      });
-    }
+    detail::kde_on_rank(selector, kernel, grid, s, dens.data());
     const OwnedBox& b = model.box();
     detail::WriteArray out(m);
     for (PetscInt j = 0; j < b.ym; ++j) {
