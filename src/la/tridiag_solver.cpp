@@ -22,11 +22,13 @@ struct TridiagSolver::Summary {
   double up[2];
   double sub_first;   // sub of the first owned row (for the transposed matrix)
   double super_last;  // super of the last owned row
+  double rhs[2];      // reduced right-hand sides (factor_solve only)
+  double retry;       // 1: factor_solve's fast factorisation failed on this rank
 };
 
 namespace {
 
-constexpr int summary_doubles = 12;
+constexpr int summary_doubles = 15;
 
 void check_mpi(int code, const char* what) {
   if (code != MPI_SUCCESS) {
@@ -52,6 +54,14 @@ constexpr double eps = std::numeric_limits<double>::epsilon();
 // sum of the row's absolute coefficients), which also catches an all-zero row.
 bool is_zero_pivot(double pivot, double scale) {
   return !std::isfinite(pivot) || !(std::fabs(pivot) > eps * scale);
+}
+
+// e = a * c is a normal number (or a or c is zero): the product lost nothing to underflow
+// or overflow.
+bool product_in_range(double e, double a, double c) {
+  const double m = std::fabs(e);
+  return (m >= std::numeric_limits<double>::min() && m <= std::numeric_limits<double>::max()) ||
+         a == 0.0 || c == 0.0;
 }
 
 }  // namespace
@@ -103,25 +113,29 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
     // Interior rows k = 1 .. m-2 (stored at j = k-1): T = L U by Thomas' algorithm, with the
     // block's end points removed; their couplings sub[1] (to x_first) and super[m-2] (to
     // x_last) become the right-hand sides of the spikes alpha and beta.
-    bool ok = true;
-    double cp_prev = 0.0;
-    for (std::size_t j = 0; j < mi; ++j) {
-      const std::size_t k = j + 1;
-      const double a = j > 0 ? sub_[k] : 0.0;
-      const double c = j + 1 < mi ? super_[k] : 0.0;
-      const double pivot = diag_[k] - a * cp_prev;
-      const double scale = std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]);
-      if (is_zero_pivot(pivot, scale)) {
-        mine.fail_local = static_cast<double>(k);
-        mine.fail_pivot = pivot;
-        mine.fail_scale = scale;
-        ok = false;
-        break;
+    bool ok = mi == 0 || factor_interior_continuant(mi);
+    if (!ok) {
+      // The classic recurrence, which also names the failing row.
+      ok = true;
+      double cp_prev = 0.0;
+      for (std::size_t j = 0; j < mi; ++j) {
+        const std::size_t k = j + 1;
+        const double a = j > 0 ? sub_[k] : 0.0;
+        const double c = j + 1 < mi ? super_[k] : 0.0;
+        const double pivot = diag_[k] - a * cp_prev;
+        const double scale = std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]);
+        if (is_zero_pivot(pivot, scale)) {
+          mine.fail_local = static_cast<double>(k);
+          mine.fail_pivot = pivot;
+          mine.fail_scale = scale;
+          ok = false;
+          break;
+        }
+        const double inv = 1.0 / pivot;
+        inv_[j] = inv;
+        ell_[j] = a * inv;
+        cp_[j] = cp_prev = c * inv;
       }
-      const double inv = 1.0 / pivot;
-      inv_[j] = inv;
-      ell_[j] = a * inv;
-      cp_[j] = cp_prev = c * inv;
     }
     double alpha_first = 0.0;
     double alpha_last = 0.0;
@@ -130,17 +144,53 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
       // Forward-swept spike right-hand sides: galpha = L^{-1} (-sub[1] e_0) (the last entry
       // is alpha's last, U being unit upper), and L^{-1} (-super[m-2] e_last) is zero but
       // for its last entry gbeta = beta's last.
-      galpha_[0] = -sub_[1] * inv_[0];
-      for (std::size_t j = 1; j < mi; ++j) galpha_[j] = -ell_[j] * galpha_[j - 1];
-      gbeta_ = -super_[mu - 2] * inv_[mi - 1];
-      alpha_last = galpha_[mi - 1];
       // w = T^{-T} e_0 = L^{-T} U^{-T} e_0, so that (T^{-1} r)_0 = w . r: U^T u = e_0 gives
       // u_j = -cp_{j-1} u_{j-1}, then L^T w = u backwards (L^T has the pivots on its
       // diagonal and the interior sub-diagonal above it).
+      // Both decay geometrically away from row 0 for the diagonally dominant matrices this
+      // solver is for; once an entry is below 1e-250 of the first the rest is set to zero
+      // (far below round-off of the result, and it keeps the recurrences out of the slow
+      // subnormal range).
+      constexpr double negligible = 1e-250;
+      galpha_[0] = -sub_[1] * inv_[0];
+      std::size_t na = mi;
+      {
+        const double cut = negligible * std::fabs(galpha_[0]);
+        double g = galpha_[0];
+        for (std::size_t j = 1; j < mi; ++j) {
+          g = -ell_[j] * g;
+          if (std::fabs(g) <= cut) {
+            na = j;
+            break;
+          }
+          galpha_[j] = g;
+        }
+        std::fill(galpha_.begin() + static_cast<std::ptrdiff_t>(na),
+                  galpha_.begin() + static_cast<std::ptrdiff_t>(mi), 0.0);
+      }
       w_[0] = 1.0;
-      for (std::size_t j = 1; j < mi; ++j) w_[j] = -cp_[j - 1] * w_[j - 1];
-      w_[mi - 1] *= inv_[mi - 1];
-      for (std::size_t j = mi - 1; j-- > 0;) w_[j] = (w_[j] - sub_[j + 2] * w_[j + 1]) * inv_[j];
+      std::size_t nw = mi;
+      {
+        double u = 1.0;
+        for (std::size_t j = 1; j < mi; ++j) {
+          u = -cp_[j - 1] * u;
+          if (std::fabs(u) <= negligible) {
+            nw = j;
+            break;
+          }
+          w_[j] = u;
+        }
+        std::fill(w_.begin() + static_cast<std::ptrdiff_t>(nw),
+                  w_.begin() + static_cast<std::ptrdiff_t>(mi), 0.0);
+      }
+      gbeta_ = -super_[mu - 2] * inv_[mi - 1];
+      alpha_last = galpha_[mi - 1];
+      // L^T w = u backwards from the last non-zero entry of u (below it the recurrence is
+      // homogeneous with a zero start).
+      w_[nw - 1] *= inv_[nw - 1];
+      for (std::size_t j = nw - 1; j-- > 0;) {
+        w_[j] = w_[j] * inv_[j] - (sub_[j + 2] * inv_[j]) * w_[j + 1];
+      }
       alpha_first = -sub_[1] * w_[0];
       beta_first = -super_[mu - 2] * w_[mi - 1];
     }
@@ -170,45 +220,7 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
     }
   }
 
-  grew |= fit(all_, static_cast<std::size_t>(size_));
-  check_mpi(MPI_Allgather(&mine, summary_doubles, MPI_DOUBLE, all_.data(), summary_doubles,
-                          MPI_DOUBLE, comm_),
-            "MPI_Allgather");
-
-  // Agree on the outcome: every rank sees the same summaries.
-  std::int64_t total = 0;
-  std::int64_t my_first = 0;
-  for (int r = 0; r < size_; ++r) {
-    if (all_[r].n < 0.0) {
-      throw Error("TridiagSolver::setup: rank " + std::to_string(r) +
-                  " passed a negative row count or missing diagonal arrays");
-    }
-    if (r == rank_) my_first = total;
-    total += static_cast<std::int64_t>(all_[r].n);
-  }
-  if (total > std::numeric_limits<PetscInt>::max()) {
-    throw Error("TridiagSolver::setup: global size " + std::to_string(total) + " exceeds PetscInt");
-  }
-  {
-    std::int64_t offset = 0;
-    std::int64_t bad_row = -1;
-    const Summary* bad = nullptr;
-    for (int r = 0; r < size_; ++r) {
-      if (all_[r].fail_local >= 0.0 && bad == nullptr) {
-        bad_row = offset + static_cast<std::int64_t>(all_[r].fail_local);
-        bad = &all_[r];
-      }
-      offset += static_cast<std::int64_t>(all_[r].n);
-    }
-    if (bad != nullptr) {
-      throw_zero_pivot(static_cast<PetscInt>(bad_row), bad->fail_pivot, bad->fail_scale);
-    }
-  }
-
-  periodic_ = periodic;
-  n_local_ = m;
-  first_row_ = static_cast<PetscInt>(my_first);
-  n_global_ = static_cast<PetscInt>(total);
+  grew |= gather_and_agree(mine, m, periodic, "setup");
   grew |= factor_reduced();
 
   // Couplings of the neighbouring rows, for A^T: the previous non-empty rank's last super and
@@ -239,6 +251,220 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
   ++setups_;
   if (grew) ++allocating_setups_;
   setup_ = true;
+}
+
+void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const double* diag,
+                                 const double* super, bool periodic, const double* b, double* x) {
+  setup_ = false;
+  transposed_ready_ = false;
+  check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  Summary mine{};
+  mine.fail_local = -1.0;
+  mine.n = static_cast<double>(n_local);
+  const PetscInt m = n_local < 0 ? 0 : n_local;
+  if (m > 0 && (sub == nullptr || diag == nullptr || super == nullptr || b == nullptr ||
+                x == nullptr || x == b)) {
+    mine.n = -1.0;
+  }
+  const auto mu = static_cast<std::size_t>(m);
+  const std::size_t mi = m > 2 ? mu - 2 : 0;
+  if (mine.n >= 0.0) {
+    fit(cp_, mi);
+    fit(galpha_, mi);
+    fit(w_, mi);  // the beta spike
+    if (m == 1) {
+      mine.lo[0] = sub[0];
+      mine.di[0] = diag[0];
+      mine.up[0] = super[0];
+      mine.rhs[0] = b[0];
+    } else if (m == 2) {
+      for (int r = 0; r < 2; ++r) {
+        mine.lo[r] = sub[r];
+        mine.di[r] = diag[r];
+        mine.up[r] = super[r];
+        mine.rhs[r] = b[r];
+      }
+    } else if (m > 2) {
+      // Interior rows k = 1 .. m-2 at j = k-1: the pivots from the continuant recurrence
+      // (factor_interior_continuant) and, in the same sweep, L^{-1} applied to the three
+      // right-hand sides b (into x[1 .. m-2]), -sub[1] e_0 (alpha) and -super[m-2] e_last
+      // (beta, zero until its last entry).
+      constexpr double big = 0x1p+400, small = 0x1p-400;
+      double t1 = 1.0, t2 = 0.0, c_prev = 0.0, g = 0.0, ga = 0.0;
+      bool ok = true;
+      double* y = x + 1;
+      for (std::size_t j = 0; j < mi; ++j) {
+        const std::size_t k = j + 1;
+        const double a = j > 0 ? sub[k] : 0.0;
+        const double c = j + 1 < mi ? super[k] : 0.0;
+        const double e = a * c_prev;
+        const double theta = diag[k] * t1 - e * t2;
+        const double inv = t1 / theta;
+        const double scale = std::fabs(sub[k]) + std::fabs(diag[k]) + std::fabs(super[k]);
+        ok = ok && std::fabs(theta) > eps * scale * std::fabs(t1) && std::isfinite(inv) &&
+             product_in_range(e, a, c_prev);
+        cp_[j] = c * inv;
+        g = (b[k] - a * g) * inv;
+        y[j] = g;
+        ga = j > 0 ? -(a * inv) * ga : -sub[1] * inv;
+        galpha_[j] = ga;
+        c_prev = c;
+        t2 = t1;
+        t1 = theta;
+        const double mag = std::fabs(theta);
+        if (!(mag < big && mag > small)) {
+          if (!std::isfinite(mag) || mag == 0.0) {
+            ok = false;
+            break;
+          }
+          const int ex = std::ilogb(theta);
+          t1 = std::scalbn(t1, -ex);
+          t2 = std::scalbn(t2, -ex);
+        }
+      }
+      if (ok) {
+        // U^{-1} backwards: y, alpha and beta (beta's forward entry: -super[m-2] / pivot).
+        double* beta = w_.data();
+        double yv = y[mi - 1], av = galpha_[mi - 1];
+        double bv = -super[mu - 2] * (t2 / t1);  // t2 / t1 = 1 / last pivot
+        beta[mi - 1] = bv;
+        for (std::size_t j = mi - 1; j-- > 0;) {
+          const double cj = cp_[j];
+          yv = y[j] - cj * yv;
+          av = galpha_[j] - cj * av;
+          bv = -cj * bv;
+          y[j] = yv;
+          galpha_[j] = av;
+          beta[j] = bv;
+        }
+        // The block's two reduced rows and right-hand sides.
+        mine.lo[0] = sub[0];
+        mine.di[0] = diag[0] + super[0] * galpha_[0];
+        mine.up[0] = super[0] * beta[0];
+        mine.rhs[0] = b[0] - super[0] * y[0];
+        mine.lo[1] = sub[mu - 1] * galpha_[mi - 1];
+        mine.di[1] = diag[mu - 1] + sub[mu - 1] * beta[mi - 1];
+        mine.up[1] = super[mu - 1];
+        mine.rhs[1] = b[mu - 1] - sub[mu - 1] * y[mi - 1];
+      } else {
+        mine.retry = 1.0;
+      }
+    }
+  }
+  gather_and_agree(mine, m, periodic, "factor_solve");
+  bool retry = false;
+  for (const Summary& s : all_) retry = retry || s.retry != 0.0;
+  if (retry) {
+    // The classic factorisation (which names a zero pivot's row), then the solve.
+    setup(n_local, sub, diag, super, periodic);
+    solve(b, x);
+    setup_ = false;
+    return;
+  }
+  factor_reduced();
+  for (int r = 0; r < size_; ++r) {
+    const int q0 = reduced_offset_[r];
+    const int rows = reduced_offset_[r + 1] - q0;
+    for (int t = 0; t < rows; ++t) r_rhs_[q0 + t] = all_[r].rhs[t];
+  }
+  solve_reduced();
+  if (m == 0) return;
+  const int q0 = reduced_offset_[rank_];
+  const double x_first = r_x_[q0];
+  const double x_last = r_x_[reduced_offset_[rank_ + 1] - 1];
+  const double* beta = w_.data();
+  for (std::size_t j = 0; j < mi; ++j) x[j + 1] += galpha_[j] * x_first + beta[j] * x_last;
+  x[0] = x_first;
+  x[m - 1] = x_last;
+}
+
+bool TridiagSolver::gather_and_agree(const Summary& mine, PetscInt m, bool periodic,
+                                     const char* who) {
+  bool grew = false;
+  grew |= fit(all_, static_cast<std::size_t>(size_));
+  check_mpi(MPI_Allgather(&mine, summary_doubles, MPI_DOUBLE, all_.data(), summary_doubles,
+                          MPI_DOUBLE, comm_),
+            "MPI_Allgather");
+
+  // Agree on the outcome: every rank sees the same summaries.
+  std::int64_t total = 0;
+  std::int64_t my_first = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (all_[r].n < 0.0) {
+      throw Error(std::string("TridiagSolver::") + who + ": rank " + std::to_string(r) +
+                  " passed a negative row count or missing diagonal arrays");
+    }
+    if (r == rank_) my_first = total;
+    total += static_cast<std::int64_t>(all_[r].n);
+  }
+  if (total > std::numeric_limits<PetscInt>::max()) {
+    throw Error(std::string("TridiagSolver::") + who + ": global size " + std::to_string(total) +
+                " exceeds PetscInt");
+  }
+  {
+    std::int64_t offset = 0;
+    std::int64_t bad_row = -1;
+    const Summary* bad = nullptr;
+    for (int r = 0; r < size_; ++r) {
+      if (all_[r].fail_local >= 0.0 && bad == nullptr) {
+        bad_row = offset + static_cast<std::int64_t>(all_[r].fail_local);
+        bad = &all_[r];
+      }
+      offset += static_cast<std::int64_t>(all_[r].n);
+    }
+    if (bad != nullptr) {
+      throw_zero_pivot(static_cast<PetscInt>(bad_row), bad->fail_pivot, bad->fail_scale);
+    }
+  }
+
+  periodic_ = periodic;
+  n_local_ = m;
+  first_row_ = static_cast<PetscInt>(my_first);
+  n_global_ = static_cast<PetscInt>(total);
+  return grew;
+}
+
+bool TridiagSolver::factor_interior_continuant(std::size_t mi) {
+  // The pivots of Thomas' algorithm are ratios of the leading principal minors theta_j of
+  // the interior block, theta_j = d_j theta_{j-1} - a_j c_{j-1} theta_{j-2} (theta_{-1} = 1):
+  // pivot_j = theta_j / theta_{j-1}. The recurrence has no division on its dependency chain
+  // (the pivot recurrence pivot_j = d_j - a_j c_{j-1} / pivot_{j-1} waits for a division per
+  // row), so the divisions for the pivots overlap; theta is rescaled by powers of two (exact)
+  // to stay in range. Returns false on any zero, tiny or non-finite pivot, for the caller to
+  // repeat the factorisation the classic way.
+  constexpr double big = 0x1p+400, small = 0x1p-400;
+  double t1 = 1.0;      // theta_{j-1}
+  double t2 = 0.0;      // theta_{j-2}
+  double c_prev = 0.0;  // c_{j-1}
+  bool ok = true;
+  for (std::size_t j = 0; j < mi; ++j) {
+    const std::size_t k = j + 1;
+    const double a = j > 0 ? sub_[k] : 0.0;
+    const double c = j + 1 < mi ? super_[k] : 0.0;
+    const double e = a * c_prev;
+    const double theta = diag_[k] * t1 - e * t2;
+    const double inv = t1 / theta;  // 1 / pivot_j
+    const double scale = std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]);
+    // |pivot| > eps * scale, finite (as is_zero_pivot), and the coupling a c did not
+    // underflow or overflow (coefficients near the ends of the range).
+    ok = ok && std::fabs(theta) > eps * scale * std::fabs(t1) && std::isfinite(inv) &&
+         product_in_range(e, a, c_prev);
+    inv_[j] = inv;
+    ell_[j] = a * inv;
+    cp_[j] = c * inv;
+    c_prev = c;
+    t2 = t1;
+    t1 = theta;
+    const double mag = std::fabs(theta);
+    if (!(mag < big && mag > small)) {
+      if (!std::isfinite(mag) || mag == 0.0) return false;
+      const int ex = std::ilogb(theta);
+      t1 = std::scalbn(t1, -ex);
+      t2 = std::scalbn(t2, -ex);
+    }
+  }
+  return ok;
 }
 
 bool TridiagSolver::factor_reduced() {

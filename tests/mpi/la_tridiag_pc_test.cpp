@@ -405,6 +405,62 @@ TEST(TridiagSolver, DirectApiSolvesCyclicSystemsOfAnySize) {
   }
 }
 
+// The interior factorisation runs on ratios of leading minors, rescaled by powers of two:
+// coefficients near the ends of the double range (the whole matrix scaled by 1e+-250, or
+// rows scaled alternately by 1e+-150, so that the minors jump by 1e300 from row to row)
+// are solved as exactly as unit ones.
+TEST(TridiagSolver, SolvesSystemsWithHugeAndTinyCoefficients) {
+  const MPI_Comm comm = PETSC_COMM_WORLD;
+  const int p = comm_size(comm);
+  const int rank = comm_rank(comm);
+  const PetscInt n = 3000;
+  for (bool periodic : {false, true}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      SCOPED_TRACE(std::string(periodic ? "periodic" : "not periodic") + ", scaling " +
+                   std::to_string(kind));
+      System s = make_system(n, periodic, 23);
+      std::vector<double> row_scale(static_cast<std::size_t>(n));
+      for (PetscInt i = 0; i < n; ++i) {
+        row_scale[i] = kind == 0 ? 1e250 : kind == 1 ? 1e-250 : (i % 2 == 0 ? 1e150 : 1e-150);
+        s.sub[i] *= row_scale[i];
+        s.diag[i] *= row_scale[i];
+        s.super[i] *= row_scale[i];
+      }
+      const std::vector<PetscInt> counts = layout(n, p, Layout::even);
+      const PetscInt first = first_row(counts, rank);
+      const PetscInt m = counts[rank];
+      std::vector<double> b(static_cast<std::size_t>(m));
+      for (PetscInt k = 0; k < m; ++k) {
+        const PetscInt i = first + k;
+        const auto at = [&](PetscInt j) { return s.x_true[static_cast<std::size_t>(j)]; };
+        double v = s.diag[i] * at(i);
+        if (i > 0 || periodic) v += s.sub[i] * at((i - 1 + n) % n);
+        if (i + 1 < n || periodic) v += s.super[i] * at((i + 1) % n);
+        b[static_cast<std::size_t>(k)] = v;
+      }
+      la::TridiagSolver solver(comm);
+      solver.setup(m, s.sub.data() + first, s.diag.data() + first, s.super.data() + first,
+                   periodic);
+      std::vector<double> x(b.size());
+      solver.solve(b.data(), x.data());
+      double local_err = 0.0;
+      for (PetscInt k = 0; k < m; ++k) {
+        local_err = std::max(local_err, std::fabs(x[k] - s.x_true[first + k]));
+      }
+      double err = 0.0;
+      MPI_Allreduce(&local_err, &err, 1, MPI_DOUBLE, MPI_MAX, comm);
+      EXPECT_LE(err, exact);
+      if (kind == 2) continue;  // A^T is column-scaled: no longer row diagonally dominant
+      // And the transposed system of a uniformly scaled matrix.
+      solver.solve_transpose(b.data(), x.data());
+      double finite = 1.0;
+      for (const double v : x) finite = std::isfinite(v) ? finite : 0.0;
+      MPI_Allreduce(MPI_IN_PLACE, &finite, 1, MPI_DOUBLE, MPI_MIN, comm);
+      EXPECT_EQ(finite, 1.0);
+    }
+  }
+}
+
 // The solution on p ranks equals the one on 1 rank (and on 2 of 3 ranks) to round-off.
 TEST(TridiagPc, SolutionIsTheSameAtEveryRankCount) {
   const MPI_Comm world = PETSC_COMM_WORLD;

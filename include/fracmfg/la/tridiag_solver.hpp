@@ -78,6 +78,14 @@ class TridiagSolver {
   /// Throws Error if not set up.
   void solve(const double* b, double* x);
 
+  /// Factors and solves in one go, x = A^{-1} b, for a matrix used for a single solve (a
+  /// Newton step, an implicit time step): three sweeps over the local rows and one
+  /// collective instead of setup()'s five sweeps and solve()'s two, and one collective
+  /// instead of two. Arguments as setup() and solve(), but x must not alias b. Afterwards
+  /// the solver is not set up (solve() needs setup()). Errors as setup(). Collective.
+  void factor_solve(PetscInt n_local, const double* sub, const double* diag, const double* super,
+                    bool periodic, const double* b, double* x);
+
   /// x = A^{-T} b, as solve() for the transposed matrix (PCApplyTranspose, discrete adjoint
   /// equations). The first call after a setup() factors A^T (collective, same cost as
   /// setup(), may throw NumericalError); later calls only solve.
@@ -99,6 +107,9 @@ class TridiagSolver {
  private:
   // One rank's contribution to the reduced system, exchanged at setup.
   struct Summary;
+  bool factor_interior_continuant(std::size_t mi);  // false: redo the classic way
+  // Allgather of the summaries into all_, agreement on errors (thrown on every rank), sizes.
+  bool gather_and_agree(const Summary& mine, PetscInt m, bool periodic, const char* who);
   bool factor_reduced();  // from all_; true when it allocated
   void thomas_reduced(double* v, std::size_t n) const;
   void solve_reduced();
