@@ -6,7 +6,10 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/tridiag_pc.hpp"
+#include "fracmfg/la/tridiag_solver.hpp"
 #include "fracmfg/mfg/hjb.hpp"
+#include "mfg/direct_1d.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/stencil.hpp"
 
@@ -23,7 +26,52 @@ struct FokkerPlanckFdm::Impl {
   std::vector<double> values;
   bool nonzero_guess = false;
 
+  // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
+  bool direct = false;
+  std::unique_ptr<la::TridiagSolver> tridiag;
+  std::vector<double> inv_c;  // 1/c(x), ghosted
+  std::vector<double> sub, diag, super;
+
   explicit Impl(const Model& m) : model(m) {}
+
+  void init_direct() {
+    direct = true;
+    tridiag = std::make_unique<la::TridiagSolver>(model.comm());
+    const PetscInt n = model.box().count();
+    for (auto* v : {&sub, &diag, &super}) v->assign(static_cast<std::size_t>(n), 0.0);
+    // 1/c on the ghosted layout of u.
+    {
+      detail::WriteArray g(rhs.get());
+      for (PetscInt k = 0; k < n; ++k)
+        g[k] = model.inverse_control_cost()[static_cast<std::size_t>(k)];
+    }
+    DM dm = model.dm();
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(dm, rhs.get(), INSERT_VALUES, u_local.get()));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(dm, rhs.get(), INSERT_VALUES, u_local.get()));
+    PetscInt nl = 0;
+    FRACMFG_PETSC_CHECK(VecGetLocalSize(u_local.get(), &nl));
+    detail::ReadArray l(u_local.get());
+    inv_c.assign(l.get(), l.get() + nl);
+  }
+
+  void direct_step(Vec u, const double* b, Vec m_next) {
+    DM dm = model.dm();
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(dm, u, INSERT_VALUES, u_local.get()));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(dm, u, INSERT_VALUES, u_local.get()));
+    {
+      detail::ReadArray ul(u_local.get());
+      detail::fp_rows_1d(model, gb, ul.get(), inv_c.data(), sub.data(), diag.data(), super.data());
+    }
+    try {
+      detail::WriteArray x(m_next);
+      tridiag->factor_solve(model.box().count(), sub.data(), diag.data(), super.data(),
+                            model.grid().boundary == Boundary::periodic, b, x.get());
+    } catch (const NumericalError& e) {
+      throw core::CollectiveError(
+          std::string("Fokker-Planck step: the linear solve for m failed (") + e.what() + ")",
+          ExitCode::numerical, 0);
+    }
+  }
 
   void assemble(Vec u) {
     DM dm = model.dm();
@@ -85,19 +133,36 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   PetscBool guess = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
   d.nonzero_guess = guess == PETSC_TRUE;
+  if (model.grid().dim == 1 &&
+      detail::only_options_among("mfg_fp_", {"ksp_type", "ksp_rtol", "ksp_atol", "ksp_max_it",
+                                             "pc_type", "sub_pc_factor_levels"})) {
+    PetscBool preonly = PETSC_FALSE, tri = PETSC_FALSE;
+    FRACMFG_PETSC_CHECK(
+        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(k), KSPPREONLY, &preonly));
+    PC pc = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(k, &pc));
+    FRACMFG_PETSC_CHECK(
+        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), la::tridiag_pc_type, &tri));
+    if (preonly && tri) d.init_direct();
+  }
 }
 
 FokkerPlanckFdm::~FokkerPlanckFdm() = default;
 
 void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next) {
   Impl& d = *impl_;
-  d.assemble(u);
+  if (!d.direct) d.assemble(u);
   const double inv_dt = 1.0 / d.model.dt();
   {
     detail::ReadArray mm(m);
     detail::WriteArray b(d.rhs.get());
     const PetscInt n = d.model.box().count();
     for (PetscInt k = 0; k < n; ++k) b[k] = mm[k] * inv_dt + (source ? source[k] : 0.0);
+  }
+  if (d.direct) {
+    detail::ReadArray b(d.rhs.get());
+    d.direct_step(u, b.get(), m_next);
+    return;
   }
   KSP k = d.ksp.get();
   FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.a.get(), d.a.get()));
@@ -122,6 +187,10 @@ Mat FokkerPlanckFdm::matrix(Vec u) {
 
 KSP FokkerPlanckFdm::ksp() const {
   return impl_->ksp.get();
+}
+
+bool FokkerPlanckFdm::direct() const {
+  return impl_->direct;
 }
 
 }  // namespace fracmfg::mfg

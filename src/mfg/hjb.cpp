@@ -8,6 +8,8 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/la/tridiag_pc.hpp"
+#include "fracmfg/la/tridiag_solver.hpp"
+#include "mfg/direct_1d.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/stencil.hpp"
 
@@ -52,7 +54,113 @@ struct HjbSolver::Impl {
   long long newton = 0;
   long long steps = 0;
 
+  // 1D fast path (mfg/direct_1d.hpp): Newton written into the tridiagonal solver, with the
+  // SNES's tolerances.
+  bool direct = false;
+  std::unique_ptr<la::TridiagSolver> tridiag;
+  std::vector<double> r1, sub, diag, super, delta;
+  PetscReal abstol = 0.0, rtol = 0.0, stol = 0.0;
+  PetscInt max_it = 0;
+
   explicit Impl(const Model& m) : model(m) {}
+
+  [[noreturn]] void fail(const char* where, const std::string& reason, PetscInt its) const {
+    throw core::CollectiveError(std::string(where) + ": Newton's method failed for u (" + reason +
+                                    " after " + std::to_string(its) + " iterations)",
+                                ExitCode::numerical, 0);
+  }
+
+  // Newton's method as SNESNEWTONLS with the basic line search and the convergence tests of
+  // converged() below, the linear solves by the distributed tridiagonal solver. Returns the
+  // iterations.
+  PetscInt direct_step(Vec u, const char* where, double tolerance) {
+    const PetscInt n = model.box().count();
+    const bool periodic = model.grid().boundary == Boundary::periodic;
+    MPI_Comm comm = model.comm();
+    double fnorm0 = 0.0, xnorm = 0.0, snorm = 0.0;
+    bool rows_current = false;  // sub/diag/super belong to the current u
+    for (PetscInt it = 0;; ++it) {
+      to_local(u);
+      double sums[3] = {0.0, 0.0, 0.0};  // r^2, and at the start |u_next|^2, |rhs|^2
+      {
+        detail::ReadArray ul(local.get());
+        detail::ReadArray un(u_next);
+        detail::ReadArray b(rhs);
+        if (it == 0) {
+          // The first residual comes with the Jacobian: a step rarely starts converged.
+          sums[0] = detail::hjb_residual_rows_1d(model, gb, ul.get(), un.get(), b.get(), r1.data(),
+                                                 sub.data(), diag.data(), super.data());
+          // Four partial sums each: the loop is not bound by the latency of one add chain.
+          double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          PetscInt k = 0;
+          for (; k + 4 <= n; k += 4) {
+            for (int l = 0; l < 4; ++l) {
+              p[l] += un[k + l] * un[k + l];
+              p[4 + l] += b[k + l] * b[k + l];
+            }
+          }
+          for (; k < n; ++k) {
+            p[0] += un[k] * un[k];
+            p[4] += b[k] * b[k];
+          }
+          sums[1] = (p[0] + p[1]) + (p[2] + p[3]);
+          sums[2] = (p[4] + p[5]) + (p[6] + p[7]);
+          rows_current = true;
+        } else {
+          sums[0] = detail::hjb_residual_1d(model, gb, ul.get(), un.get(), b.get(), r1.data());
+          rows_current = false;
+        }
+      }
+      MPI_Allreduce(MPI_IN_PLACE, sums, it == 0 ? 3 : 1, MPI_DOUBLE, MPI_SUM, comm);
+      if (it == 0) atol_now = tolerance * (std::sqrt(sums[1]) / model.dt() + std::sqrt(sums[2]));
+      const double fnorm = std::sqrt(sums[0]);
+      if (!std::isfinite(fnorm)) fail(where, "DIVERGED_FNORM_NAN", it);
+      if (it == 0) fnorm0 = fnorm;
+      if (fnorm <= atol_now || fnorm < abstol) return it;
+      if (it > 0 && (fnorm <= rtol * fnorm0 || snorm < stol * xnorm)) return it;
+      if (it >= max_it) fail(where, "DIVERGED_MAX_IT", it);
+      if (!rows_current) {
+        detail::ReadArray ul(local.get());
+        detail::ReadArray un(u_next);
+        detail::ReadArray b(rhs);
+        detail::hjb_residual_rows_1d(model, gb, ul.get(), un.get(), b.get(), r1.data(), sub.data(),
+                                     diag.data(), super.data());
+      }
+      try {
+        tridiag->factor_solve(n, sub.data(), diag.data(), super.data(), periodic, r1.data(),
+                              delta.data());
+      } catch (const NumericalError& e) {
+        fail(where, std::string("DIVERGED_LINEAR_SOLVE: ") + e.what(), it);
+      }
+      double norms[2] = {0.0, 0.0};
+      {
+        detail::WriteArray x(u);
+        double* xs = x.get();
+        const double* ds = delta.data();
+        double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        PetscInt k = 0;
+        for (; k + 4 <= n; k += 4) {
+          for (int l = 0; l < 4; ++l) {
+            const double v = xs[k + l] - ds[k + l];
+            xs[k + l] = v;
+            p[l] += v * v;
+            p[4 + l] += ds[k + l] * ds[k + l];
+          }
+        }
+        for (; k < n; ++k) {
+          const double v = xs[k] - ds[k];
+          xs[k] = v;
+          p[0] += v * v;
+          p[4] += ds[k] * ds[k];
+        }
+        norms[0] = (p[0] + p[1]) + (p[2] + p[3]);
+        norms[1] = (p[4] + p[5]) + (p[6] + p[7]);
+      }
+      MPI_Allreduce(MPI_IN_PLACE, norms, 2, MPI_DOUBLE, MPI_SUM, comm);
+      xnorm = std::sqrt(norms[0]);
+      snorm = std::sqrt(norms[1]);
+    }
+  }
 
   void to_local(Vec x) {
     FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(model.dm(), x, INSERT_VALUES, local.get()));
@@ -65,7 +173,11 @@ struct HjbSolver::Impl {
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
     detail::WriteArray out(f);
-    detail::hjb_residual(model, gb, u.get(), un.get(), b.get(), out.get());
+    if (model.grid().dim == 1) {
+      detail::hjb_residual_1d(model, gb, u.get(), un.get(), b.get(), out.get());
+    } else {
+      detail::hjb_residual(model, gb, u.get(), un.get(), b.get(), out.get());
+    }
   }
 
   void assemble(Vec x, Mat p) {
@@ -135,6 +247,32 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
   // Newton tolerance, see Solver); 1e-4 leaves a margin and keeps Newton's quadratic pace.
   set_default_linear_solver(ksp, model.grid().dim, 1e-4);
   FRACMFG_PETSC_CHECK(SNESSetFromOptions(s));
+  // The 1D fast path when the options ask for nothing it does not do.
+  if (model.grid().dim == 1 &&
+      detail::only_options_among(
+          "mfg_hjb_", {"snes_rtol", "snes_atol", "snes_stol", "snes_max_it", "snes_type",
+                       "snes_linesearch_type", "ksp_type", "ksp_rtol", "ksp_atol", "ksp_max_it",
+                       "pc_type", "sub_pc_factor_levels"})) {
+    PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE, preonly = PETSC_FALSE, tri = PETSC_FALSE;
+    FRACMFG_PETSC_CHECK(
+        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(s), SNESNEWTONLS, &newton));
+    FRACMFG_PETSC_CHECK(
+        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ls), SNESLINESEARCHBASIC, &basic));
+    FRACMFG_PETSC_CHECK(
+        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly));
+    PC pc = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+    FRACMFG_PETSC_CHECK(
+        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), la::tridiag_pc_type, &tri));
+    d.direct = newton && basic && preonly && tri;
+  }
+  if (d.direct) {
+    PetscInt maxf = 0;
+    FRACMFG_PETSC_CHECK(SNESGetTolerances(s, &d.abstol, &d.rtol, &d.stol, &d.max_it, &maxf));
+    d.tridiag = std::make_unique<la::TridiagSolver>(model.comm());
+    const auto n = static_cast<std::size_t>(model.box().count());
+    for (auto* v : {&d.r1, &d.sub, &d.diag, &d.super, &d.delta}) v->assign(n, 0.0);
+  }
 }
 
 HjbSolver::~HjbSolver() = default;
@@ -143,6 +281,12 @@ int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where, double tolera
   Impl& d = *impl_;
   d.u_next = u_next;
   d.rhs = rhs;
+  if (d.direct) {
+    const PetscInt its = d.direct_step(u, where, tolerance);
+    d.newton += its;
+    d.steps += 1;
+    return static_cast<int>(its);
+  }
   PetscReal nu_next = 0.0, nrhs = 0.0;
   FRACMFG_PETSC_CHECK(VecNorm(u_next, NORM_2, &nu_next));
   FRACMFG_PETSC_CHECK(VecNorm(rhs, NORM_2, &nrhs));
@@ -176,6 +320,9 @@ Mat HjbSolver::jacobian(Vec u) {
 
 SNES HjbSolver::snes() const {
   return impl_->snes.get();
+}
+bool HjbSolver::direct() const {
+  return impl_->direct;
 }
 long long HjbSolver::newton_iterations() const {
   return impl_->newton;

@@ -1,14 +1,17 @@
 // The finite-difference building blocks of the MFG solver: the HJB Jacobian is the exact
 // derivative of the HJB residual, the Fokker-Planck matrix is its transpose, mass is
 // conserved to round-off at every time level and the density stays >= 0, in 1D and 2D,
-// periodic and reflecting.
+// periodic and reflecting. In 1D the fast path (no SNES/KSP) gives the PETSc path's steps
+// to round-off, and its failures are reported like the SNES's.
 #include <gtest/gtest.h>
 #include <petscmat.h>
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
@@ -169,6 +172,119 @@ TEST_P(FdmBlocks, MassIsConservedEachStepAndDensityStaysNonnegative) {
     EXPECT_GE(lo, 0.0) << "level " << n;
   }
 }
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+// PETSc options set for a scope.
+class ScopedOptions {
+ public:
+  explicit ScopedOptions(Options options) : options_(std::move(options)) {
+    for (const auto& [name, value] : options_) {
+      PetscOptionsSetValue(nullptr, name.c_str(), value.c_str());
+    }
+  }
+  ~ScopedOptions() {
+    for (const auto& o : options_) PetscOptionsClearValue(nullptr, o.first.c_str());
+  }
+  ScopedOptions(const ScopedOptions&) = delete;
+  ScopedOptions& operator=(const ScopedOptions&) = delete;
+
+ private:
+  Options options_;
+};
+
+double max_relative_difference(Vec a, Vec b) {
+  auto d = detail::copy_vec(a);
+  VecAXPY(d.get(), -1.0, b);
+  PetscReal diff = 0.0, size = 0.0;
+  VecNorm(d.get(), NORM_INFINITY, &diff);
+  VecNorm(b, NORM_INFINITY, &size);
+  return diff / size;
+}
+
+class Direct1d : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Direct1d, HjbStepEqualsTheSnesStep) {
+  const mfg::Model model(PETSC_COMM_WORLD, config_1d(GetParam(), 40, 10));
+  mfg::HjbSolver fast(model);
+  ASSERT_TRUE(fast.direct());
+  // Any option outside the fast path's list selects the SNES (here a no-op one).
+  const ScopedOptions snes_only(Options{{"-mfg_hjb_snes_lag_jacobian", "1"}});
+  mfg::HjbSolver slow(model);
+  ASSERT_FALSE(slow.direct());
+  auto u_next = detail::global_vec(model.dm());
+  auto rhs = detail::global_vec(model.dm());
+  fill_test_field(model, u_next.get(), 1.1);
+  VecSet(rhs.get(), 0.7);
+  for (const double tolerance : {1e-3, 1e-12}) {
+    auto a = detail::global_vec(model.dm());
+    auto b = detail::global_vec(model.dm());
+    fill_test_field(model, a.get(), 0.2);
+    fill_test_field(model, b.get(), 0.2);
+    const int its_fast = fast.step(u_next.get(), rhs.get(), a.get(), "test", tolerance);
+    const int its_slow = slow.step(u_next.get(), rhs.get(), b.get(), "test", tolerance);
+    EXPECT_EQ(its_fast, its_slow) << "tolerance " << tolerance;
+    EXPECT_GE(its_fast, 1);
+    EXPECT_LT(max_relative_difference(a.get(), b.get()), 1e-13) << "tolerance " << tolerance;
+  }
+  EXPECT_EQ(fast.newton_iterations(), slow.newton_iterations());
+  EXPECT_EQ(fast.steps(), 2);
+}
+
+TEST_P(Direct1d, FokkerPlanckStepEqualsTheKspStep) {
+  const mfg::Model model(PETSC_COMM_WORLD, config_1d(GetParam(), 40, 10));
+  mfg::FokkerPlanckFdm fast(model);
+  ASSERT_TRUE(fast.direct());
+  const ScopedOptions ksp(Options{{"-mfg_fp_ksp_type", "gmres"}, {"-mfg_fp_ksp_rtol", "1e-15"}});
+  mfg::FokkerPlanckFdm slow(model);
+  ASSERT_FALSE(slow.direct());
+  auto u = detail::global_vec(model.dm());
+  fill_test_field(model, u.get(), 0.4);
+  VecScale(u.get(), 5.0);  // strong drift: upwinding on both sides
+  auto m_fast = detail::global_vec(model.dm());
+  auto m_slow = detail::global_vec(model.dm());
+  fast.step(u.get(), model.initial_density(), nullptr, m_fast.get());
+  slow.step(u.get(), model.initial_density(), nullptr, m_slow.get());
+  EXPECT_LT(max_relative_difference(m_fast.get(), m_slow.get()), 1e-13);
+  EXPECT_NEAR(model.mass(m_fast.get()), model.mass(model.initial_density()), 1e-14);
+  PetscReal lo = 0.0;
+  VecMin(m_fast.get(), nullptr, &lo);
+  EXPECT_GE(lo, 0.0);
+}
+
+TEST_P(Direct1d, NewtonFailuresNameTheReason) {
+  const mfg::Model model(PETSC_COMM_WORLD, config_1d(GetParam(), 20, 10));
+  auto u_next = detail::global_vec(model.dm());
+  auto rhs = detail::global_vec(model.dm());
+  auto u = detail::global_vec(model.dm());
+  fill_test_field(model, u_next.get(), 1.1);
+  VecSet(rhs.get(), 0.7);
+  {
+    const ScopedOptions no_iterations(Options{{"-mfg_hjb_snes_max_it", "0"}});
+    mfg::HjbSolver hjb(model);
+    ASSERT_TRUE(hjb.direct());
+    VecSet(u.get(), 0.0);
+    try {
+      hjb.step(u_next.get(), rhs.get(), u.get(), "level 3");
+      ADD_FAILURE() << "no error";
+    } catch (const fracmfg::core::CollectiveError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("level 3: Newton's method failed for u (DIVERGED_MAX_IT"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+  mfg::HjbSolver hjb(model);
+  VecSet(rhs.get(), std::nan(""));
+  try {
+    hjb.step(u_next.get(), rhs.get(), u.get(), "level 4");
+    ADD_FAILURE() << "no error";
+  } catch (const fracmfg::core::CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("DIVERGED_FNORM_NAN"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Boundaries, Direct1d, ::testing::Values("periodic", "reflecting"));
 
 INSTANTIATE_TEST_SUITE_P(Grids, FdmBlocks,
                          ::testing::Combine(::testing::Values(1, 2),

@@ -17,7 +17,11 @@
 //
 // PETSc options prefix "mfg_fp_" for the KSP. Defaults (before the options are read): as
 // the HJB solver's linear solver (mfg::set_default_linear_solver) with rtol 1e-12 in 2D and
-// the previous level as initial guess for iterative solvers.
+// the previous level as initial guess for iterative solvers. In 1D, when every -mfg_fp_
+// option given is one of ksp_type, ksp_rtol, ksp_atol, ksp_max_it, pc_type,
+// sub_pc_factor_levels and the result is still preonly + fracmfg_tridiag, step() computes
+// the rows of A straight from u and solves with la::TridiagSolver::factor_solve, without the
+// Mat and the KSP (direct() tells; the same solution to round-off).
 //
 // Collectivity: everything is collective on the model's communicator.
 
@@ -48,6 +52,8 @@ class FokkerPlanckFdm {
   /// Assembles A = J(u)^T and returns it (valid until the next call or step).
   Mat matrix(Vec u);
   KSP ksp() const;
+  /// True when step() uses the 1D fast path instead of the KSP (see above).
+  bool direct() const;
 
  private:
   struct Impl;

@@ -19,6 +19,14 @@
 // (la/tridiag_pc.hpp); 2D, GMRES + block Jacobi/ILU(1) with rtol 1e-4 (a Newton step only
 // has to cut the residual by about 1e-3, see mfg::Solver).
 //
+// 1D fast path: when every -mfg_hjb_ option given is one of snes_rtol, snes_atol, snes_stol,
+// snes_max_it, snes_type, snes_linesearch_type, ksp_type, ksp_rtol, ksp_atol, ksp_max_it,
+// pc_type, sub_pc_factor_levels (the 2D default), and the result is still newtonls + basic +
+// preonly + fracmfg_tridiag, step() runs the same Newton iteration (same residual, Jacobian,
+// tolerances and tests) without the SNES: the Jacobian rows go straight into
+// la::TridiagSolver::factor_solve (direct() tells). Any other option (a monitor, a view,
+// another solver) selects the SNES.
+//
 // Collectivity: everything is collective on the model's communicator.
 
 #include <petscmat.h>
@@ -53,6 +61,8 @@ class HjbSolver {
   Mat jacobian(Vec u);
 
   SNES snes() const;
+  /// True when step() uses the 1D fast path instead of the SNES (see above).
+  bool direct() const;
   /// Total Newton iterations and steps since construction.
   long long newton_iterations() const;
   long long steps() const;
