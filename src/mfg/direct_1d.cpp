@@ -1,6 +1,5 @@
 #include "mfg/direct_1d.hpp"
 
-#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -27,118 +26,165 @@ bool only_options_among(const char* prefix, std::initializer_list<const char*> n
   return true;
 }
 
+Halo1d::Halo1d(const Model& model) : comm_(model.comm()), n_(model.box().count()) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  const bool periodic = model.grid().boundary == Boundary::periodic;
+  if (rank > 0) west_ = rank - 1;
+  if (rank + 1 < size) east_ = rank + 1;
+  if (periodic) {
+    west_ = (rank + size - 1) % size;
+    east_ = (rank + 1) % size;
+  }
+  wall_w_ = !periodic && model.box().xs == 0;
+  wall_e_ = !periodic && model.box().xs + n_ == model.grid().points[0];
+}
+
+std::pair<double, double> Halo1d::exchange(const double* owned) const {
+  double west = 0.0, east = 0.0;
+  const double first = n_ > 0 ? owned[0] : 0.0;
+  const double last = n_ > 0 ? owned[n_ - 1] : 0.0;
+  if (west_ == MPI_PROC_NULL && east_ == MPI_PROC_NULL) {
+    // Nothing to exchange (one rank, walls).
+  } else if (west_ == east_ && east_ != MPI_PROC_NULL) {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    if (west_ == rank) {
+      // One rank, periodic: the block wraps onto itself.
+      west = last;
+      east = first;
+    } else {
+      // Two ranks, periodic: both ghosts come from the other rank.
+      double send[2] = {first, last}, recv[2] = {0.0, 0.0};
+      MPI_Sendrecv(send, 2, MPI_DOUBLE, east_, 7, recv, 2, MPI_DOUBLE, west_, 7, comm_,
+                   MPI_STATUS_IGNORE);
+      west = recv[1];
+      east = recv[0];
+    }
+  } else {
+    // East ghost: the east neighbour's first value; west ghost: the west neighbour's last.
+    MPI_Sendrecv(&first, 1, MPI_DOUBLE, west_, 5, &east, 1, MPI_DOUBLE, east_, 5, comm_,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&last, 1, MPI_DOUBLE, east_, 6, &west, 1, MPI_DOUBLE, west_, 6, comm_,
+                 MPI_STATUS_IGNORE);
+  }
+  if (wall_w_) west = first;
+  if (wall_e_) east = last;
+  return {west, east};
+}
+
 namespace {
 
-// The owned range of a 1D grid and the ghosted index of its first point.
-struct Range1d {
-  PetscInt first, count, ghost_offset, last_global;
-  bool mirror;
+struct Walls {
+  bool west, east;  // the block's first / last point is at a reflecting wall
 };
 
-Range1d range_1d(const Model& model, const GhostBox& gb) {
+Walls walls_1d(const Model& model) {
+  const bool mirror = model.grid().boundary == Boundary::reflecting;
   const OwnedBox& b = model.box();
-  return {b.xs, b.xm, b.xs - gb.gxs, model.grid().points[0] - 1,
-          model.grid().boundary == Boundary::reflecting};
+  return {mirror && b.xs == 0, mirror && b.xs + b.xm == model.grid().points[0]};
+}
+
+// Calls f(k, u_west, u_k, u_east, wall_w, wall_e) for every owned point, the first and the
+// last one peeled off so that the interior loop has no ghost or wall tests.
+template <class F>
+void walk_1d(PetscInt n, const double* u, std::pair<double, double> g, Walls w, F&& f) {
+  if (n == 0) return;
+  if (n == 1) {
+    f(0, g.first, u[0], g.second, w.west, w.east);
+    return;
+  }
+  f(0, g.first, u[0], u[1], w.west, false);
+  for (PetscInt k = 1; k + 1 < n; ++k) f(k, u[k - 1], u[k], u[k + 1], false, false);
+  f(n - 1, u[n - 2], u[n - 1], g.second, false, w.east);
 }
 
 }  // namespace
 
-double hjb_residual_rows_1d(const Model& model, const GhostBox& gb, const double* u,
+double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                             const double* u_next, const double* rhs, double* r, double* sub,
                             double* diag, double* super) {
-  const Range1d rg = range_1d(model, gb);
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
   const double lap = nu * ih * ih;
   const double* inv_c = model.inverse_control_cost().data();
   double sum = 0.0;
-  for (PetscInt k = 0; k < rg.count; ++k) {
-    const PetscInt i = rg.first + k;
-    const PetscInt s = rg.ghost_offset + k;
-    const bool wall_w = rg.mirror && i == 0;
-    const bool wall_e = rg.mirror && i == rg.last_global;
-    const double up = u[s];
-    const double uw = wall_w ? up : u[s - 1];
-    const double ue = wall_e ? up : u[s + 1];
-    const double dplus = (ue - up) * ih, dminus = (up - uw) * ih;
-    const double ic = inv_c[k];
-    const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-    const double res =
-        (up - u_next[k]) * inv_dt - nu * lap_u + upwind_hamiltonian(dplus, dminus, ic) - rhs[k];
-    r[k] = res;
-    sum += res * res;
-    const double ap = upwind_a_plus(dplus, ic);
-    const double am = upwind_a_minus(dminus, ic);
-    double cplus = -lap + ap * ih;
-    double cminus = -lap - am * ih;
-    double d = inv_dt + 2.0 * lap + (am - ap) * ih;
-    if (wall_e) {
-      d += cplus;
-      cplus = 0.0;
-    }
-    if (wall_w) {
-      d += cminus;
-      cminus = 0.0;
-    }
-    sub[k] = cminus;
-    diag[k] = d;
-    super[k] = cplus;
-  }
+  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
+          [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
+            const double dplus = (ue - up) * ih, dminus = (up - uw) * ih;
+            const double ic = inv_c[k];
+            const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
+            const double res = (up - u_next[k]) * inv_dt - nu * lap_u +
+                               upwind_hamiltonian(dplus, dminus, ic) - rhs[k];
+            r[k] = res;
+            sum += res * res;
+            const double ap = upwind_a_plus(dplus, ic);
+            const double am = upwind_a_minus(dminus, ic);
+            double cplus = -lap + ap * ih;
+            double cminus = -lap - am * ih;
+            double d = inv_dt + 2.0 * lap + (am - ap) * ih;
+            if (wall_e) {
+              d += cplus;
+              cplus = 0.0;
+            }
+            if (wall_w) {
+              d += cminus;
+              cminus = 0.0;
+            }
+            sub[k] = cminus;
+            diag[k] = d;
+            super[k] = cplus;
+          });
   return sum;
 }
 
-double hjb_residual_1d(const Model& model, const GhostBox& gb, const double* u,
+double hjb_residual_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                        const double* u_next, const double* rhs, double* r) {
-  const Range1d rg = range_1d(model, gb);
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
   const double* inv_c = model.inverse_control_cost().data();
   double sum = 0.0;
-  for (PetscInt k = 0; k < rg.count; ++k) {
-    const PetscInt i = rg.first + k;
-    const PetscInt s = rg.ghost_offset + k;
-    const double up = u[s];
-    const double uw = rg.mirror && i == 0 ? up : u[s - 1];
-    const double ue = rg.mirror && i == rg.last_global ? up : u[s + 1];
-    const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-    const double res = (up - u_next[k]) * inv_dt - nu * lap_u +
-                       upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, inv_c[k]) - rhs[k];
-    r[k] = res;
-    sum += res * res;
-  }
+  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
+          [&](PetscInt k, double uw, double up, double ue, bool, bool) {
+            const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
+            const double res = (up - u_next[k]) * inv_dt - nu * lap_u +
+                               upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, inv_c[k]) -
+                               rhs[k];
+            r[k] = res;
+            sum += res * res;
+          });
   return sum;
 }
 
-void fp_rows_1d(const Model& model, const GhostBox& gb, const double* u, const double* inv_c,
-                double* sub, double* diag, double* super) {
-  const Range1d rg = range_1d(model, gb);
+void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
+                const double* inv_c, std::pair<double, double> inv_c_ghosts, double* sub,
+                double* diag, double* super) {
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
   const double lap = nu * ih * ih;
-  for (PetscInt k = 0; k < rg.count; ++k) {
-    const PetscInt i = rg.first + k;
-    const PetscInt s = rg.ghost_offset + k;
-    const bool wall_w = rg.mirror && i == 0;
-    const bool wall_e = rg.mirror && i == rg.last_global;
-    const double up = u[s];
-    const double uw = wall_w ? up : u[s - 1];
-    const double ue = wall_e ? up : u[s + 1];
-    const double dplus = (ue - up) * ih, dminus = (up - uw) * ih;
-    // J(q, q), with the mirrored neighbours folded in (their a+/a- vanish: zero difference).
-    const double ap = upwind_a_plus(dplus, inv_c[s]);
-    const double am = upwind_a_minus(dminus, inv_c[s]);
-    double d = inv_dt + 2.0 * lap + (am - ap) * ih;
-    if (wall_w) d -= lap;
-    if (wall_e) d -= lap;
-    diag[k] = d;
-    // J(q-1, q): the east coefficient of row q-1, whose D+ is this point's D-.
-    sub[k] = wall_w ? 0.0 : -lap + upwind_a_plus(dminus, inv_c[s - 1]) * ih;
-    // J(q+1, q): the west coefficient of row q+1, whose D- is this point's D+.
-    super[k] = wall_e ? 0.0 : -lap - upwind_a_minus(dplus, inv_c[s + 1]) * ih;
-  }
+  const PetscInt n = model.box().count();
+  walk_1d(n, u, ghosts, walls_1d(model),
+          [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
+            const double dplus = (ue - up) * ih, dminus = (up - uw) * ih;
+            const double ic_w = k > 0 ? inv_c[k - 1] : inv_c_ghosts.first;
+            const double ic_e = k + 1 < n ? inv_c[k + 1] : inv_c_ghosts.second;
+            // J(q, q), with the mirrored neighbours folded in (their a+/a- vanish: zero
+            // difference).
+            const double ap = upwind_a_plus(dplus, inv_c[k]);
+            const double am = upwind_a_minus(dminus, inv_c[k]);
+            double d = inv_dt + 2.0 * lap + (am - ap) * ih;
+            if (wall_w) d -= lap;
+            if (wall_e) d -= lap;
+            diag[k] = d;
+            // J(q-1, q): the east coefficient of row q-1, whose D+ is this point's D-.
+            sub[k] = wall_w ? 0.0 : -lap + upwind_a_plus(dminus, ic_w) * ih;
+            // J(q+1, q): the west coefficient of row q+1, whose D- is this point's D+.
+            super[k] = wall_e ? 0.0 : -lap - upwind_a_minus(dplus, ic_e) * ih;
+          });
 }
 
 }  // namespace fracmfg::mfg::detail

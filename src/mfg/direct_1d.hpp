@@ -4,18 +4,21 @@
 // the stencil and the tridiagonal solve. The arithmetic is that of the PETSc path (the same
 // residual, the same Jacobian, the same exact distributed tridiagonal solve and, for HJB,
 // the same convergence tests), only the per-step bookkeeping of SNES (option lookups,
-// Vec/Mat objects, the AIJ -> tridiagonal copy of the preconditioner) is gone, which on a
-// 51-point grid is most of a time step and on 10^4 points about a third.
+// Vec/Mat objects, the AIJ -> tridiagonal copy of the preconditioner, the ghost update
+// through a DMDA scatter) is gone, which on a 51-point grid is most of a time step and on
+// 10^4 points about half of it.
 //
 // The PETSc path stays in use whenever the user's options ask for anything the fast path
 // does not do (a monitor, another Krylov method or preconditioner, a line search, a view):
-// direct_1d_allowed() accepts a solver only when every option under its prefix is in a
+// only_options_among() accepts a solver only when every option under its prefix is in a
 // short list of settings the fast path honours.
+#include <mpi.h>
 #include <petscsys.h>
 
 #include <initializer_list>
+#include <utility>
 
-#include "mfg/stencil.hpp"
+#include "fracmfg/mfg/model.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -24,23 +27,42 @@ namespace fracmfg::mfg::detail {
 /// rank when it was filled from the same command line and deck).
 bool only_options_among(const char* prefix, std::initializer_list<const char*> names);
 
+/// The two values a rank's block of a 1D grid needs beyond its own: west of its first and
+/// east of its last point, from the neighbouring ranks (one MPI_Sendrecv each way),
+/// wrapped around when periodic, the point's own value at a reflecting wall (mirror).
+class Halo1d {
+ public:
+  /// From the model's DMDA (1D: rank r owns the r-th block). Not collective.
+  explicit Halo1d(const Model& model);
+  /// {west ghost, east ghost} of the owned values (count() of them). Collective.
+  std::pair<double, double> exchange(const double* owned) const;
+  PetscInt count() const { return n_; }
+
+ private:
+  MPI_Comm comm_;
+  int west_ = MPI_PROC_NULL, east_ = MPI_PROC_NULL;
+  PetscInt n_ = 0;
+  bool wall_w_ = false, wall_e_ = false;
+};
+
 /// One pass over the owned points of a 1D grid: the HJB residual r (as hjb_residual) and the
 /// rows of J(u) as three arrays sub, diag, super (global row i: sub x[i-1] + diag x[i] +
 /// super x[i+1]; at a reflecting wall the mirrored coefficient is folded into diag and the
-/// outer one is 0; periodic rows wrap). u is ghosted; the others are owned arrays.
-/// Returns the local sum of r^2.
-double hjb_residual_rows_1d(const Model& model, const GhostBox& gb, const double* u,
+/// outer one is 0; periodic rows wrap). u, u_next, rhs, r are owned arrays, ghosts from
+/// Halo1d::exchange(u). Returns the local sum of r^2.
+double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                             const double* u_next, const double* rhs, double* r, double* sub,
                             double* diag, double* super);
 
-/// The HJB residual alone (as hjb_residual, 1D); returns the local sum of r^2.
-double hjb_residual_1d(const Model& model, const GhostBox& gb, const double* u,
+/// The HJB residual alone; returns the local sum of r^2.
+double hjb_residual_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                        const double* u_next, const double* rhs, double* r);
 
 /// The rows of J(u)^T (the implicit Fokker-Planck operator) at the owned points of a 1D grid:
-/// row q holds J(q-1, q), J(q, q), J(q+1, q). u and inv_c (1/c(x)) are ghosted arrays of the
-/// same layout, so that the rows of the neighbouring points need no exchange of rows.
-void fp_rows_1d(const Model& model, const GhostBox& gb, const double* u, const double* inv_c,
-                double* sub, double* diag, double* super);
+/// row q holds J(q-1, q), J(q, q), J(q+1, q). inv_c is 1/c(x) at the owned points with its
+/// ghosts as for u (Halo1d), so that the neighbours' rows need no exchange of rows.
+void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
+                const double* inv_c, std::pair<double, double> inv_c_ghosts, double* sub,
+                double* diag, double* super);
 
 }  // namespace fracmfg::mfg::detail

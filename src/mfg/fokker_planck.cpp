@@ -29,7 +29,8 @@ struct FokkerPlanckFdm::Impl {
   // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
   bool direct = false;
   std::unique_ptr<la::TridiagSolver> tridiag;
-  std::vector<double> inv_c;  // 1/c(x), ghosted
+  std::unique_ptr<detail::Halo1d> halo;
+  std::pair<double, double> inv_c_ghosts;  // of model.inverse_control_cost()
   std::vector<double> sub, diag, super;
 
   explicit Impl(const Model& m) : model(m) {}
@@ -37,30 +38,18 @@ struct FokkerPlanckFdm::Impl {
   void init_direct() {
     direct = true;
     tridiag = std::make_unique<la::TridiagSolver>(model.comm());
+    halo = std::make_unique<detail::Halo1d>(model);
     const PetscInt n = model.box().count();
     for (auto* v : {&sub, &diag, &super}) v->assign(static_cast<std::size_t>(n), 0.0);
-    // 1/c on the ghosted layout of u.
-    {
-      detail::WriteArray g(rhs.get());
-      for (PetscInt k = 0; k < n; ++k)
-        g[k] = model.inverse_control_cost()[static_cast<std::size_t>(k)];
-    }
-    DM dm = model.dm();
-    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(dm, rhs.get(), INSERT_VALUES, u_local.get()));
-    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(dm, rhs.get(), INSERT_VALUES, u_local.get()));
-    PetscInt nl = 0;
-    FRACMFG_PETSC_CHECK(VecGetLocalSize(u_local.get(), &nl));
-    detail::ReadArray l(u_local.get());
-    inv_c.assign(l.get(), l.get() + nl);
+    inv_c_ghosts = halo->exchange(model.inverse_control_cost().data());
   }
 
   void direct_step(Vec u, const double* b, Vec m_next) {
-    DM dm = model.dm();
-    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(dm, u, INSERT_VALUES, u_local.get()));
-    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(dm, u, INSERT_VALUES, u_local.get()));
     {
-      detail::ReadArray ul(u_local.get());
-      detail::fp_rows_1d(model, gb, ul.get(), inv_c.data(), sub.data(), diag.data(), super.data());
+      detail::ReadArray ul(u);
+      detail::fp_rows_1d(model, ul.get(), halo->exchange(ul.get()),
+                         model.inverse_control_cost().data(), inv_c_ghosts, sub.data(), diag.data(),
+                         super.data());
     }
     try {
       detail::WriteArray x(m_next);

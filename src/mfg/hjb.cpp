@@ -58,6 +58,7 @@ struct HjbSolver::Impl {
   // SNES's tolerances.
   bool direct = false;
   std::unique_ptr<la::TridiagSolver> tridiag;
+  std::unique_ptr<detail::Halo1d> halo;  // 1D: the ghosts without the DMDA scatter
   std::vector<double> r1, sub, diag, super, delta;
   PetscReal abstol = 0.0, rtol = 0.0, stol = 0.0;
   PetscInt max_it = 0;
@@ -80,16 +81,17 @@ struct HjbSolver::Impl {
     double fnorm0 = 0.0, xnorm = 0.0, snorm = 0.0;
     bool rows_current = false;  // sub/diag/super belong to the current u
     for (PetscInt it = 0;; ++it) {
-      to_local(u);
       double sums[3] = {0.0, 0.0, 0.0};  // r^2, and at the start |u_next|^2, |rhs|^2
+      std::pair<double, double> ghosts;
       {
-        detail::ReadArray ul(local.get());
+        detail::ReadArray ul(u);
         detail::ReadArray un(u_next);
         detail::ReadArray b(rhs);
+        ghosts = halo->exchange(ul.get());
         if (it == 0) {
           // The first residual comes with the Jacobian: a step rarely starts converged.
-          sums[0] = detail::hjb_residual_rows_1d(model, gb, ul.get(), un.get(), b.get(), r1.data(),
-                                                 sub.data(), diag.data(), super.data());
+          sums[0] = detail::hjb_residual_rows_1d(model, ul.get(), ghosts, un.get(), b.get(),
+                                                 r1.data(), sub.data(), diag.data(), super.data());
           // Four partial sums each: the loop is not bound by the latency of one add chain.
           double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
           PetscInt k = 0;
@@ -107,7 +109,7 @@ struct HjbSolver::Impl {
           sums[2] = (p[4] + p[5]) + (p[6] + p[7]);
           rows_current = true;
         } else {
-          sums[0] = detail::hjb_residual_1d(model, gb, ul.get(), un.get(), b.get(), r1.data());
+          sums[0] = detail::hjb_residual_1d(model, ul.get(), ghosts, un.get(), b.get(), r1.data());
           rows_current = false;
         }
       }
@@ -120,11 +122,11 @@ struct HjbSolver::Impl {
       if (it > 0 && (fnorm <= rtol * fnorm0 || snorm < stol * xnorm)) return it;
       if (it >= max_it) fail(where, "DIVERGED_MAX_IT", it);
       if (!rows_current) {
-        detail::ReadArray ul(local.get());
+        detail::ReadArray ul(u);
         detail::ReadArray un(u_next);
         detail::ReadArray b(rhs);
-        detail::hjb_residual_rows_1d(model, gb, ul.get(), un.get(), b.get(), r1.data(), sub.data(),
-                                     diag.data(), super.data());
+        detail::hjb_residual_rows_1d(model, ul.get(), ghosts, un.get(), b.get(), r1.data(),
+                                     sub.data(), diag.data(), super.data());
       }
       try {
         tridiag->factor_solve(n, sub.data(), diag.data(), super.data(), periodic, r1.data(),
@@ -168,16 +170,21 @@ struct HjbSolver::Impl {
   }
 
   void eval_residual(Vec x, Vec f) {
+    if (halo) {
+      detail::ReadArray u(x);
+      detail::ReadArray un(u_next);
+      detail::ReadArray b(rhs);
+      detail::WriteArray out(f);
+      detail::hjb_residual_1d(model, u.get(), halo->exchange(u.get()), un.get(), b.get(),
+                              out.get());
+      return;
+    }
     to_local(x);
     detail::ReadArray u(local.get());
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
     detail::WriteArray out(f);
-    if (model.grid().dim == 1) {
-      detail::hjb_residual_1d(model, gb, u.get(), un.get(), b.get(), out.get());
-    } else {
-      detail::hjb_residual(model, gb, u.get(), un.get(), b.get(), out.get());
-    }
+    detail::hjb_residual(model, gb, u.get(), un.get(), b.get(), out.get());
   }
 
   void assemble(Vec x, Mat p) {
@@ -224,6 +231,7 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
       static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
   d.r = detail::global_vec(dm);
   d.local = detail::local_vec(dm);
+  if (model.grid().dim == 1) d.halo = std::make_unique<detail::Halo1d>(model);
   d.jac = d.indices->create_matrix(model.comm());
   Mat j = d.jac.get();
   SNES s = nullptr;
