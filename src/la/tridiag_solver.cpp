@@ -305,9 +305,10 @@ void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const doub
         ok = ok && std::fabs(theta) > eps * scale * std::fabs(t1) && std::isfinite(inv) &&
              product_in_range(e, a, c_prev);
         cp_[j] = c * inv;
-        g = (b[k] - a * g) * inv;
+        const double ell = a * inv;  // off the dependency chains below
+        g = b[k] * inv - ell * g;
         y[j] = g;
-        ga = j > 0 ? -(a * inv) * ga : -sub[1] * inv;
+        ga = j > 0 ? -ell * ga : -sub[1] * inv;
         galpha_[j] = ga;
         c_prev = c;
         t2 = t1;

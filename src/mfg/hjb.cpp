@@ -60,6 +60,7 @@ struct HjbSolver::Impl {
   std::unique_ptr<la::TridiagSolver> tridiag;
   std::unique_ptr<detail::Halo1d> halo;  // 1D: the ghosts without the DMDA scatter
   std::vector<double> r1, sub, diag, super, delta;
+  std::vector<double> scratch;  // residual_norm()
   PetscReal abstol = 0.0, rtol = 0.0, stol = 0.0;
   PetscInt max_it = 0;
 
@@ -313,6 +314,30 @@ int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where, double tolera
                                 ExitCode::numerical, 0);
   }
   return static_cast<int>(its);
+}
+
+double HjbSolver::residual_norm(Vec u_next, Vec rhs, Vec u) {
+  Impl& d = *impl_;
+  d.u_next = u_next;
+  d.rhs = rhs;
+  if (!d.halo) {
+    d.eval_residual(u, d.r.get());
+    PetscReal norm = 0.0;
+    FRACMFG_PETSC_CHECK(VecNorm(d.r.get(), NORM_2, &norm));
+    return norm;
+  }
+  const auto n = static_cast<std::size_t>(d.model.box().count());
+  if (d.scratch.size() != n) d.scratch.assign(n, 0.0);
+  double sum = 0.0;
+  {
+    detail::ReadArray x(u);
+    detail::ReadArray un(u_next);
+    detail::ReadArray b(rhs);
+    sum = detail::hjb_residual_1d(d.model, x.get(), d.halo->exchange(x.get()), un.get(), b.get(),
+                                  d.scratch.data());
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, d.model.comm());
+  return std::sqrt(sum);
 }
 
 void HjbSolver::residual(Vec u_next, Vec rhs, Vec u, Vec r) {

@@ -150,7 +150,7 @@ struct Solver::Impl {
   std::unique_ptr<detail::ForwardMethod> forward;
   int levels = 0;
   State x;  // the current state (U, M)
-  VecPtr ut, ut_next, rhs, f, mt, mt_next;
+  VecPtr ut, ut_next, rhs, mt, mt_next;
   std::vector<IterationRecord> history;
   double best_change = std::numeric_limits<double>::infinity();
   bool converged = false;
@@ -296,11 +296,8 @@ struct Solver::Impl {
   Vec initial_guess(int k, int n) {
     if (k == 0) return ut_next.get();
     if (history.back().change_u < 1e-2) return x.u[n].get();
-    hjb->residual(ut_next.get(), rhs.get(), x.u[n].get(), f.get());
-    PetscReal r_state = 0.0, r_next = 0.0;
-    FRACMFG_PETSC_CHECK(VecNorm(f.get(), NORM_2, &r_state));
-    hjb->residual(ut_next.get(), rhs.get(), ut_next.get(), f.get());
-    FRACMFG_PETSC_CHECK(VecNorm(f.get(), NORM_2, &r_next));
+    const double r_state = hjb->residual_norm(ut_next.get(), rhs.get(), x.u[n].get());
+    const double r_next = hjb->residual_norm(ut_next.get(), rhs.get(), ut_next.get());
     return r_next < r_state ? ut_next.get() : x.u[n].get();
   }
 
@@ -578,7 +575,6 @@ Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selec
   d.ut = detail::global_vec(dm);
   d.ut_next = detail::global_vec(dm);
   d.rhs = detail::global_vec(dm);
-  d.f = detail::global_vec(dm);
   d.mt = detail::global_vec(dm);
   d.mt_next = detail::global_vec(dm);
   char* all = nullptr;

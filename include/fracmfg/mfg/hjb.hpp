@@ -56,6 +56,8 @@ class HjbSolver {
 
   /// The residual of the step at u (for tests).
   void residual(Vec u_next, Vec rhs, Vec u, Vec r);
+  /// ||residual||_2 of the step at u (e.g. to choose Newton's start).
+  double residual_norm(Vec u_next, Vec rhs, Vec u);
   /// Assembles J(u) into the solver's matrix and returns it (for tests; valid until the
   /// next call or step).
   Mat jacobian(Vec u);
