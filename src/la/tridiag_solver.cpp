@@ -56,6 +56,23 @@ bool is_zero_pivot(double pivot, double scale) {
   return !std::isfinite(pivot) || !(std::fabs(pivot) > eps * scale);
 }
 
+// out[j] = -f[j-1] out[j-1] for j = 1 .. n-1 from the given out[0], set to zero from the
+// first entry with |out[j]| <= cut on; returns that entry's index (n when none).
+std::size_t decaying_products(double* out, const double* f, std::size_t n, double cut) {
+  std::size_t end = n;
+  double v = out[0];
+  for (std::size_t j = 1; j < n; ++j) {
+    v = -f[j - 1] * v;
+    if (std::fabs(v) <= cut) {
+      end = j;
+      break;
+    }
+    out[j] = v;
+  }
+  std::fill(out + end, out + n, 0.0);
+  return end;
+}
+
 // e = a * c is a normal number (or a or c is zero): the product lost nothing to underflow
 // or overflow.
 bool product_in_range(double e, double a, double c) {
@@ -153,36 +170,9 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
       // subnormal range).
       constexpr double negligible = 1e-250;
       galpha_[0] = -sub_[1] * inv_[0];
-      std::size_t na = mi;
-      {
-        const double cut = negligible * std::fabs(galpha_[0]);
-        double g = galpha_[0];
-        for (std::size_t j = 1; j < mi; ++j) {
-          g = -ell_[j] * g;
-          if (std::fabs(g) <= cut) {
-            na = j;
-            break;
-          }
-          galpha_[j] = g;
-        }
-        std::fill(galpha_.begin() + static_cast<std::ptrdiff_t>(na),
-                  galpha_.begin() + static_cast<std::ptrdiff_t>(mi), 0.0);
-      }
+      decaying_products(galpha_.data(), ell_.data() + 1, mi, negligible * std::fabs(galpha_[0]));
       w_[0] = 1.0;
-      std::size_t nw = mi;
-      {
-        double u = 1.0;
-        for (std::size_t j = 1; j < mi; ++j) {
-          u = -cp_[j - 1] * u;
-          if (std::fabs(u) <= negligible) {
-            nw = j;
-            break;
-          }
-          w_[j] = u;
-        }
-        std::fill(w_.begin() + static_cast<std::ptrdiff_t>(nw),
-                  w_.begin() + static_cast<std::ptrdiff_t>(mi), 0.0);
-      }
+      const std::size_t nw = decaying_products(w_.data(), cp_.data(), mi, negligible);
       gbeta_ = -super_[mu - 2] * inv_[mi - 1];
       alpha_last = galpha_[mi - 1];
       // L^T w = u backwards from the last non-zero entry of u (below it the recurrence is

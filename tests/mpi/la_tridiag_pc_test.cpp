@@ -257,6 +257,21 @@ double relative_error(KSP ksp, Mat A, const System& s, bool transpose = false) {
 
 constexpr double exact = 1e-12;
 
+// A x_true on the global rows first .. first+m-1.
+std::vector<double> local_rhs(const System& s, PetscInt first, PetscInt m) {
+  const PetscInt n = s.n;
+  std::vector<double> b(static_cast<std::size_t>(m));
+  const auto at = [&](PetscInt j) { return s.x_true[static_cast<std::size_t>(j)]; };
+  for (PetscInt k = 0; k < m; ++k) {
+    const PetscInt i = first + k;
+    double v = s.diag[i] * at(i);
+    if (i > 0 || s.periodic) v += s.sub[i] * at((i - 1 + n) % n);
+    if (i + 1 < n || s.periodic) v += s.super[i] * at((i + 1) % n);
+    b[static_cast<std::size_t>(k)] = v;
+  }
+  return b;
+}
+
 std::vector<PetscInt> sizes_for(int p) {
   return {3 * static_cast<PetscInt>(p), 3 * static_cast<PetscInt>(p) + 1, 7, 64, 1000, 100000};
 }
@@ -376,15 +391,7 @@ TEST(TridiagSolver, DirectApiSolvesCyclicSystemsOfAnySize) {
         const std::vector<PetscInt> counts = layout(n, p, kind);
         const PetscInt first = first_row(counts, rank);
         const PetscInt m = counts[rank];
-        std::vector<double> b(static_cast<std::size_t>(m));
-        for (PetscInt k = 0; k < m; ++k) {
-          const PetscInt i = first + k;
-          const auto at = [&](PetscInt j) { return s.x_true[static_cast<std::size_t>(j)]; };
-          double v = s.diag[i] * at(i);
-          if (i > 0 || periodic) v += s.sub[i] * at((i - 1 + n) % n);
-          if (i + 1 < n || periodic) v += s.super[i] * at((i + 1) % n);
-          b[static_cast<std::size_t>(k)] = v;
-        }
+        std::vector<double> b = local_rhs(s, first, m);
         la::TridiagSolver solver(comm);
         solver.setup(m, s.sub.data() + first, s.diag.data() + first, s.super.data() + first,
                      periodic);
@@ -429,15 +436,7 @@ TEST(TridiagSolver, SolvesSystemsWithHugeAndTinyCoefficients) {
       const std::vector<PetscInt> counts = layout(n, p, Layout::even);
       const PetscInt first = first_row(counts, rank);
       const PetscInt m = counts[rank];
-      std::vector<double> b(static_cast<std::size_t>(m));
-      for (PetscInt k = 0; k < m; ++k) {
-        const PetscInt i = first + k;
-        const auto at = [&](PetscInt j) { return s.x_true[static_cast<std::size_t>(j)]; };
-        double v = s.diag[i] * at(i);
-        if (i > 0 || periodic) v += s.sub[i] * at((i - 1 + n) % n);
-        if (i + 1 < n || periodic) v += s.super[i] * at((i + 1) % n);
-        b[static_cast<std::size_t>(k)] = v;
-      }
+      std::vector<double> b = local_rhs(s, first, m);
       la::TridiagSolver solver(comm);
       solver.setup(m, s.sub.data() + first, s.diag.data() + first, s.super.data() + first,
                    periodic);
