@@ -56,30 +56,51 @@ bool is_zero_pivot(double pivot, double scale) {
   return !std::isfinite(pivot) || !(std::fabs(pivot) > eps * scale);
 }
 
-// out[j] = -f[j-1] out[j-1] for j = 1 .. n-1 from the given out[0], set to zero from the
-// first entry with |out[j]| <= cut on; returns that entry's index (n when none).
-std::size_t decaying_products(double* out, const double* f, std::size_t n, double cut) {
-  std::size_t end = n;
-  double v = out[0];
-  for (std::size_t j = 1; j < n; ++j) {
-    v = -f[j - 1] * v;
-    if (std::fabs(v) <= cut) {
-      end = j;
-      break;
+// The pivots of Thomas' algorithm as ratios of leading principal minors theta_j,
+// theta_j = d_j theta_{j-1} - a_j c_{j-1} theta_{j-2} (theta_{-1} = 1), pivot_j =
+// theta_j / theta_{j-1}. Unlike the pivot recurrence pivot_j = d_j - a_j c_{j-1} / pivot_{j-1}
+// it has no division on its dependency chain, so the divisions of successive rows overlap;
+// theta is rescaled by powers of two (exact) to stay in range. ok() turns false at a zero,
+// tiny (|pivot| <= eps times the row scale) or non-finite pivot, or when a_j c_{j-1} lost
+// digits to underflow or overflow; the caller then repeats the factorisation the classic way.
+class Continuant {
+ public:
+  /// 1 / pivot of the next row (sub a, diag d, super c; a of the first row and c of the last
+  /// must be passed as 0).
+  double next(double a, double d, double c, double scale) {
+    const double e = a * c_prev_;
+    const double theta = d * t1_ - e * t2_;
+    const double inv = t1_ / theta;
+    const double em = std::fabs(e);
+    ok_ = ok_ && std::fabs(theta) > eps * scale * std::fabs(t1_) && std::isfinite(inv) &&
+          ((em >= std::numeric_limits<double>::min() && em <= std::numeric_limits<double>::max()) ||
+           a == 0.0 || c_prev_ == 0.0);
+    c_prev_ = c;
+    t2_ = t1_;
+    t1_ = theta;
+    const double mag = std::fabs(theta);
+    if (!(mag < big && mag > small)) {
+      if (!std::isfinite(mag) || mag == 0.0) {
+        ok_ = false;
+      } else {
+        const int ex = std::ilogb(theta);
+        t1_ = std::scalbn(t1_, -ex);
+        t2_ = std::scalbn(t2_, -ex);
+      }
     }
-    out[j] = v;
+    return inv;
   }
-  std::fill(out + end, out + n, 0.0);
-  return end;
-}
+  bool ok() const { return ok_; }
+  /// 1 / the last pivot.
+  double last_inverse() const { return t2_ / t1_; }
 
-// e = a * c is a normal number (or a or c is zero): the product lost nothing to underflow
-// or overflow.
-bool product_in_range(double e, double a, double c) {
-  const double m = std::fabs(e);
-  return (m >= std::numeric_limits<double>::min() && m <= std::numeric_limits<double>::max()) ||
-         a == 0.0 || c == 0.0;
-}
+ private:
+  static constexpr double big = 0x1p+400, small = 0x1p-400;
+  double t1_ = 1.0;      // theta_{j-1}
+  double t2_ = 0.0;      // theta_{j-2}
+  double c_prev_ = 0.0;  // c_{j-1}
+  bool ok_ = true;
+};
 
 }  // namespace
 
@@ -164,23 +185,14 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
       // w = T^{-T} e_0 = L^{-T} U^{-T} e_0, so that (T^{-1} r)_0 = w . r: U^T u = e_0 gives
       // u_j = -cp_{j-1} u_{j-1}, then L^T w = u backwards (L^T has the pivots on its
       // diagonal and the interior sub-diagonal above it).
-      // Both decay geometrically away from row 0 for the diagonally dominant matrices this
-      // solver is for; once an entry is below 1e-250 of the first the rest is set to zero
-      // (far below round-off of the result, and it keeps the recurrences out of the slow
-      // subnormal range).
-      constexpr double negligible = 1e-250;
       galpha_[0] = -sub_[1] * inv_[0];
-      decaying_products(galpha_.data(), ell_.data() + 1, mi, negligible * std::fabs(galpha_[0]));
-      w_[0] = 1.0;
-      const std::size_t nw = decaying_products(w_.data(), cp_.data(), mi, negligible);
+      for (std::size_t j = 1; j < mi; ++j) galpha_[j] = -ell_[j] * galpha_[j - 1];
       gbeta_ = -super_[mu - 2] * inv_[mi - 1];
       alpha_last = galpha_[mi - 1];
-      // L^T w = u backwards from the last non-zero entry of u (below it the recurrence is
-      // homogeneous with a zero start).
-      w_[nw - 1] *= inv_[nw - 1];
-      for (std::size_t j = nw - 1; j-- > 0;) {
-        w_[j] = w_[j] * inv_[j] - (sub_[j + 2] * inv_[j]) * w_[j + 1];
-      }
+      w_[0] = 1.0;
+      for (std::size_t j = 1; j < mi; ++j) w_[j] = -cp_[j - 1] * w_[j - 1];
+      w_[mi - 1] *= inv_[mi - 1];
+      for (std::size_t j = mi - 1; j-- > 0;) w_[j] = (w_[j] - sub_[j + 2] * w_[j + 1]) * inv_[j];
       alpha_first = -sub_[1] * w_[0];
       beta_first = -super_[mu - 2] * w_[mi - 1];
     }
@@ -277,48 +289,30 @@ void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const doub
       }
     } else if (m > 2) {
       // Interior rows k = 1 .. m-2 at j = k-1: the pivots from the continuant recurrence
-      // (factor_interior_continuant) and, in the same sweep, L^{-1} applied to the three
+      // (Continuant) and, in the same sweep, L^{-1} applied to the three
       // right-hand sides b (into x[1 .. m-2]), -sub[1] e_0 (alpha) and -super[m-2] e_last
       // (beta, zero until its last entry).
-      constexpr double big = 0x1p+400, small = 0x1p-400;
-      double t1 = 1.0, t2 = 0.0, c_prev = 0.0, g = 0.0, ga = 0.0;
-      bool ok = true;
+      Continuant pivots;
+      double g = 0.0, ga = 0.0;
       double* y = x + 1;
-      for (std::size_t j = 0; j < mi; ++j) {
+      for (std::size_t j = 0; j < mi && pivots.ok(); ++j) {
         const std::size_t k = j + 1;
         const double a = j > 0 ? sub[k] : 0.0;
         const double c = j + 1 < mi ? super[k] : 0.0;
-        const double e = a * c_prev;
-        const double theta = diag[k] * t1 - e * t2;
-        const double inv = t1 / theta;
-        const double scale = std::fabs(sub[k]) + std::fabs(diag[k]) + std::fabs(super[k]);
-        ok = ok && std::fabs(theta) > eps * scale * std::fabs(t1) && std::isfinite(inv) &&
-             product_in_range(e, a, c_prev);
+        const double inv = pivots.next(
+            a, diag[k], c, std::fabs(sub[k]) + std::fabs(diag[k]) + std::fabs(super[k]));
         cp_[j] = c * inv;
         const double ell = a * inv;  // off the dependency chains below
         g = b[k] * inv - ell * g;
         y[j] = g;
         ga = j > 0 ? -ell * ga : -sub[1] * inv;
         galpha_[j] = ga;
-        c_prev = c;
-        t2 = t1;
-        t1 = theta;
-        const double mag = std::fabs(theta);
-        if (!(mag < big && mag > small)) {
-          if (!std::isfinite(mag) || mag == 0.0) {
-            ok = false;
-            break;
-          }
-          const int ex = std::ilogb(theta);
-          t1 = std::scalbn(t1, -ex);
-          t2 = std::scalbn(t2, -ex);
-        }
       }
-      if (ok) {
+      if (pivots.ok()) {
         // U^{-1} backwards: y, alpha and beta (beta's forward entry: -super[m-2] / pivot).
         double* beta = w_.data();
         double yv = y[mi - 1], av = galpha_[mi - 1];
-        double bv = -super[mu - 2] * (t2 / t1);  // t2 / t1 = 1 / last pivot
+        double bv = -super[mu - 2] * pivots.last_inverse();
         beta[mi - 1] = bv;
         for (std::size_t j = mi - 1; j-- > 0;) {
           const double cj = cp_[j];
@@ -417,45 +411,18 @@ bool TridiagSolver::gather_and_agree(const Summary& mine, PetscInt m, bool perio
 }
 
 bool TridiagSolver::factor_interior_continuant(std::size_t mi) {
-  // The pivots of Thomas' algorithm are ratios of the leading principal minors theta_j of
-  // the interior block, theta_j = d_j theta_{j-1} - a_j c_{j-1} theta_{j-2} (theta_{-1} = 1):
-  // pivot_j = theta_j / theta_{j-1}. The recurrence has no division on its dependency chain
-  // (the pivot recurrence pivot_j = d_j - a_j c_{j-1} / pivot_{j-1} waits for a division per
-  // row), so the divisions for the pivots overlap; theta is rescaled by powers of two (exact)
-  // to stay in range. Returns false on any zero, tiny or non-finite pivot, for the caller to
-  // repeat the factorisation the classic way.
-  constexpr double big = 0x1p+400, small = 0x1p-400;
-  double t1 = 1.0;      // theta_{j-1}
-  double t2 = 0.0;      // theta_{j-2}
-  double c_prev = 0.0;  // c_{j-1}
-  bool ok = true;
-  for (std::size_t j = 0; j < mi; ++j) {
+  Continuant pivots;
+  for (std::size_t j = 0; j < mi && pivots.ok(); ++j) {
     const std::size_t k = j + 1;
     const double a = j > 0 ? sub_[k] : 0.0;
     const double c = j + 1 < mi ? super_[k] : 0.0;
-    const double e = a * c_prev;
-    const double theta = diag_[k] * t1 - e * t2;
-    const double inv = t1 / theta;  // 1 / pivot_j
-    const double scale = std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]);
-    // |pivot| > eps * scale, finite (as is_zero_pivot), and the coupling a c did not
-    // underflow or overflow (coefficients near the ends of the range).
-    ok = ok && std::fabs(theta) > eps * scale * std::fabs(t1) && std::isfinite(inv) &&
-         product_in_range(e, a, c_prev);
+    const double inv = pivots.next(a, diag_[k], c,
+                                   std::fabs(sub_[k]) + std::fabs(diag_[k]) + std::fabs(super_[k]));
     inv_[j] = inv;
     ell_[j] = a * inv;
     cp_[j] = c * inv;
-    c_prev = c;
-    t2 = t1;
-    t1 = theta;
-    const double mag = std::fabs(theta);
-    if (!(mag < big && mag > small)) {
-      if (!std::isfinite(mag) || mag == 0.0) return false;
-      const int ex = std::ilogb(theta);
-      t1 = std::scalbn(t1, -ex);
-      t2 = std::scalbn(t2, -ex);
-    }
   }
-  return ok;
+  return pivots.ok();
 }
 
 bool TridiagSolver::factor_reduced() {
