@@ -4,7 +4,9 @@
 #include <string>
 
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
+#include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -24,6 +26,17 @@ bool only_options_among(const char* prefix, std::initializer_list<const char*> n
     if (!known) return false;
   }
   return true;
+}
+
+bool is_preonly_tridiag(KSP ksp) {
+  PetscBool preonly = PETSC_FALSE, tri = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(
+      PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly));
+  PC pc = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+  FRACMFG_PETSC_CHECK(
+      PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), la::tridiag_pc_type, &tri));
+  return preonly && tri;
 }
 
 Halo1d::Halo1d(const Model& model) : comm_(model.comm()), n_(model.box().count()) {
@@ -86,6 +99,14 @@ Walls walls_1d(const Model& model) {
   return {mirror && b.xs == 0, mirror && b.xs + b.xm == model.grid().points[0]};
 }
 
+// The HJB residual at a point (as hjb_residual).
+inline double point_residual(double uw, double up, double ue, double u_next, double rhs,
+                             double inv_dt, double nu, double ih, double ic) {
+  const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
+  return (up - u_next) * inv_dt - nu * lap_u +
+         upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ic) - rhs;
+}
+
 // Calls f(k, u_west, u_k, u_east, wall_w, wall_e) for every owned point, the first and the
 // last one peeled off so that the interior loop has no ghost or wall tests.
 template <class F>
@@ -108,31 +129,16 @@ double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<doubl
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
-  const double lap = nu * ih * ih;
   const double* inv_c = model.inverse_control_cost().data();
   double sum = 0.0;
   walk_1d(model.box().count(), u, ghosts, walls_1d(model),
           [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
-            const double dplus = (ue - up) * ih, dminus = (up - uw) * ih;
-            const double ic = inv_c[k];
-            const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-            const double res = (up - u_next[k]) * inv_dt - nu * lap_u +
-                               upwind_hamiltonian(dplus, dminus, ic) - rhs[k];
+            const double res =
+                point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, inv_c[k]);
             r[k] = res;
             sum += res * res;
-            const double ap = upwind_a_plus(dplus, ic);
-            const double am = upwind_a_minus(dminus, ic);
-            double cplus = -lap + ap * ih;
-            double cminus = -lap - am * ih;
-            double d = inv_dt + 2.0 * lap + (am - ap) * ih;
-            if (wall_e) {
-              d += cplus;
-              cplus = 0.0;
-            }
-            if (wall_w) {
-              d += cminus;
-              cminus = 0.0;
-            }
+            double cplus = 0.0, cminus = 0.0, d = inv_dt;
+            upwind_axis_row(up, uw, ue, ih, nu, inv_c[k], wall_w, wall_e, d, cminus, cplus);
             sub[k] = cminus;
             diag[k] = d;
             super[k] = cplus;
@@ -149,10 +155,8 @@ double hjb_residual_1d(const Model& model, const double* u, std::pair<double, do
   double sum = 0.0;
   walk_1d(model.box().count(), u, ghosts, walls_1d(model),
           [&](PetscInt k, double uw, double up, double ue, bool, bool) {
-            const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-            const double res = (up - u_next[k]) * inv_dt - nu * lap_u +
-                               upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, inv_c[k]) -
-                               rhs[k];
+            const double res =
+                point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, inv_c[k]);
             r[k] = res;
             sum += res * res;
           });

@@ -13,6 +13,7 @@
 // only_options_among() accepts a solver only when every option under its prefix is in a
 // short list of settings the fast path honours.
 #include <mpi.h>
+#include <petscksp.h>
 #include <petscsys.h>
 
 #include <initializer_list>
@@ -26,6 +27,10 @@ namespace fracmfg::mfg::detail {
 /// "-<prefix><name>" for one of `names`. Not collective (the database is the same on every
 /// rank when it was filled from the same command line and deck).
 bool only_options_among(const char* prefix, std::initializer_list<const char*> names);
+
+/// True when ksp is preonly with the fracmfg_tridiag PC (the exact tridiagonal solve that the
+/// fast path replaces). Not collective.
+bool is_preonly_tridiag(KSP ksp);
 
 /// The two values a rank's block of a 1D grid needs beyond its own: west of its first and
 /// east of its last point, from the neighbouring ranks (one MPI_Sendrecv each way),

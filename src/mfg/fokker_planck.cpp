@@ -6,7 +6,6 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
-#include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "fracmfg/mfg/hjb.hpp"
 #include "mfg/direct_1d.hpp"
@@ -125,14 +124,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   if (model.grid().dim == 1 &&
       detail::only_options_among("mfg_fp_", {"ksp_type", "ksp_rtol", "ksp_atol", "ksp_max_it",
                                              "pc_type", "sub_pc_factor_levels"})) {
-    PetscBool preonly = PETSC_FALSE, tri = PETSC_FALSE;
-    FRACMFG_PETSC_CHECK(
-        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(k), KSPPREONLY, &preonly));
-    PC pc = nullptr;
-    FRACMFG_PETSC_CHECK(KSPGetPC(k, &pc));
-    FRACMFG_PETSC_CHECK(
-        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), la::tridiag_pc_type, &tri));
-    if (preonly && tri) d.init_direct();
+    if (detail::is_preonly_tridiag(k)) d.init_direct();
   }
 }
 

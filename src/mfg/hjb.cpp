@@ -1,5 +1,6 @@
 #include "fracmfg/mfg/hjb.hpp"
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "mfg/direct_1d.hpp"
+#include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/stencil.hpp"
 
@@ -93,21 +95,14 @@ struct HjbSolver::Impl {
           // The first residual comes with the Jacobian: a step rarely starts converged.
           sums[0] = detail::hjb_residual_rows_1d(model, ul.get(), ghosts, un.get(), b.get(),
                                                  r1.data(), sub.data(), diag.data(), super.data());
-          // Four partial sums each: the loop is not bound by the latency of one add chain.
-          double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-          PetscInt k = 0;
-          for (; k + 4 <= n; k += 4) {
-            for (int l = 0; l < 4; ++l) {
-              p[l] += un[k + l] * un[k + l];
-              p[4 + l] += b[k + l] * b[k + l];
-            }
-          }
-          for (; k < n; ++k) {
-            p[0] += un[k] * un[k];
-            p[4] += b[k] * b[k];
-          }
-          sums[1] = (p[0] + p[1]) + (p[2] + p[3]);
-          sums[2] = (p[4] + p[5]) + (p[6] + p[7]);
+          const double* unp = un.get();
+          const double* bp = b.get();
+          const auto norms = detail::lane_sums<2>(n, [&](PetscInt k, double* acc) {
+            acc[0] += unp[k] * unp[k];
+            acc[1] += bp[k] * bp[k];
+          });
+          sums[1] = norms[0];
+          sums[2] = norms[1];
           rows_current = true;
         } else {
           sums[0] = detail::hjb_residual_1d(model, ul.get(), ghosts, un.get(), b.get(), r1.data());
@@ -135,31 +130,18 @@ struct HjbSolver::Impl {
       } catch (const NumericalError& e) {
         fail(where, std::string("DIVERGED_LINEAR_SOLVE: ") + e.what(), it);
       }
-      double norms[2] = {0.0, 0.0};
+      std::array<double, 2> norms{};  // |u|^2, |delta|^2
       {
         detail::WriteArray x(u);
         double* xs = x.get();
         const double* ds = delta.data();
-        double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        PetscInt k = 0;
-        for (; k + 4 <= n; k += 4) {
-          for (int l = 0; l < 4; ++l) {
-            const double v = xs[k + l] - ds[k + l];
-            xs[k + l] = v;
-            p[l] += v * v;
-            p[4 + l] += ds[k + l] * ds[k + l];
-          }
-        }
-        for (; k < n; ++k) {
-          const double v = xs[k] - ds[k];
-          xs[k] = v;
-          p[0] += v * v;
-          p[4] += ds[k] * ds[k];
-        }
-        norms[0] = (p[0] + p[1]) + (p[2] + p[3]);
-        norms[1] = (p[4] + p[5]) + (p[6] + p[7]);
+        norms = detail::lane_sums<2>(n, [&](PetscInt k, double* acc) {
+          xs[k] -= ds[k];
+          acc[0] += xs[k] * xs[k];
+          acc[1] += ds[k] * ds[k];
+        });
       }
-      MPI_Allreduce(MPI_IN_PLACE, norms, 2, MPI_DOUBLE, MPI_SUM, comm);
+      MPI_Allreduce(MPI_IN_PLACE, norms.data(), 2, MPI_DOUBLE, MPI_SUM, comm);
       xnorm = std::sqrt(norms[0]);
       snorm = std::sqrt(norms[1]);
     }
@@ -262,18 +244,12 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
           "mfg_hjb_", {"snes_rtol", "snes_atol", "snes_stol", "snes_max_it", "snes_type",
                        "snes_linesearch_type", "ksp_type", "ksp_rtol", "ksp_atol", "ksp_max_it",
                        "pc_type", "sub_pc_factor_levels"})) {
-    PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE, preonly = PETSC_FALSE, tri = PETSC_FALSE;
+    PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE;
     FRACMFG_PETSC_CHECK(
         PetscObjectTypeCompare(reinterpret_cast<PetscObject>(s), SNESNEWTONLS, &newton));
     FRACMFG_PETSC_CHECK(
         PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ls), SNESLINESEARCHBASIC, &basic));
-    FRACMFG_PETSC_CHECK(
-        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly));
-    PC pc = nullptr;
-    FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
-    FRACMFG_PETSC_CHECK(
-        PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), la::tridiag_pc_type, &tri));
-    d.direct = newton && basic && preonly && tri;
+    d.direct = newton && basic && detail::is_preonly_tridiag(ksp);
   }
   if (d.direct) {
     PetscInt maxf = 0;

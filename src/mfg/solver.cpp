@@ -22,6 +22,7 @@
 #include "fracmfg/mfg/coupling.hpp"
 #include "fracmfg/mfg/hjb.hpp"
 #include "mfg/forward.hpp"
+#include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
 
 namespace fracmfg::mfg {
@@ -199,28 +200,13 @@ struct Solver::Impl {
                        std::numeric_limits<double>::infinity()};
     {
       detail::ReadArray a(m);
-      const double* v = a.get();
-      // Four running minima and maxima (which skip NaNs) and four sums of 0 * v, which turn
-      // NaN at a NaN or an infinity.
-      constexpr double inf = std::numeric_limits<double>::infinity();
-      double lo[4] = {inf, inf, inf, inf}, hi[4] = {-inf, -inf, -inf, -inf};
-      double zero[4] = {0, 0, 0, 0};
-      PetscInt i = 0;
-      for (; i + 4 <= n; i += 4) {
-        for (int l = 0; l < 4; ++l) {
-          lo[l] = std::min(lo[l], v[i + l]);
-          hi[l] = std::max(hi[l], v[i + l]);
-          zero[l] += 0.0 * v[i + l];
-        }
+      bool nan = false;
+      for (PetscInt i = 0; i < n; ++i) {
+        const double v = a[i];
+        nan = nan || std::isnan(v);
+        local[0] = std::min(local[0], v);
+        local[1] = std::min(local[1], -v);
       }
-      for (; i < n; ++i) {
-        lo[0] = std::min(lo[0], v[i]);
-        hi[0] = std::max(hi[0], v[i]);
-        zero[0] += 0.0 * v[i];
-      }
-      const bool nan = std::isnan((zero[0] + zero[1]) + (zero[2] + zero[3]));
-      local[0] = std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3]));
-      local[1] = -std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]));
       if (nan) local[0] = local[1] = -std::numeric_limits<double>::infinity();
     }
     double global[2];
@@ -259,25 +245,14 @@ struct Solver::Impl {
     detail::WriteArray fb(old);
     const double* a = fa.get();
     double* b = fb.get();
-    // Four partial sums each, so that the loop is not bound by one add chain's latency.
-    double c[4] = {0, 0, 0, 0}, s[4] = {0, 0, 0, 0};
-    PetscInt i = 0;
-    for (; i + 4 <= n; i += 4) {
-      for (int l = 0; l < 4; ++l) {
-        const double diff = a[i + l] - b[i + l];
-        c[l] += diff * diff;
-        s[l] += a[i + l] * a[i + l];
-        b[i + l] += t * diff;
-      }
-    }
-    for (; i < n; ++i) {
+    const auto sums = detail::lane_sums<2>(n, [&](PetscInt i, double* acc) {
       const double diff = a[i] - b[i];
-      c[0] += diff * diff;
-      s[0] += a[i] * a[i];
+      acc[0] += diff * diff;
+      acc[1] += a[i] * a[i];
       b[i] += t * diff;
-    }
-    change2 = (c[0] + c[1]) + (c[2] + c[3]);
-    size2 = (s[0] + s[1]) + (s[2] + s[3]);
+    });
+    change2 = sums[0];
+    size2 = sums[1];
   }
 
   // The HJB steps need not be solved far beyond the current fixed-point change: an error

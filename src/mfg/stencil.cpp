@@ -89,35 +89,17 @@ void hjb_rows(const Model& model, const GhostBox& gb, const double* u, double* r
   const double* inv_c = model.inverse_control_cost().data();
   const int nc = row_components(g.dim);
   const bool two_d = g.dim == 2;
-  // One axis: neighbour coefficients (minus side, plus side) and the diagonal part.
-  auto axis = [&](double up, double uminus, double uplus, double ih, double ic, bool mirror_minus,
-                  bool mirror_plus, double& diag, double& cminus, double& cplus) {
-    const double ap = upwind_a_plus((uplus - up) * ih, ic);
-    const double am = upwind_a_minus((up - uminus) * ih, ic);
-    const double lap = nu * ih * ih;
-    cplus = -lap + ap * ih;
-    cminus = -lap - am * ih;
-    diag += 2.0 * lap + (am - ap) * ih;
-    if (mirror_plus) {
-      diag += cplus;
-      cplus = 0.0;
-    }
-    if (mirror_minus) {
-      diag += cminus;
-      cminus = 0.0;
-    }
-  };
   const double ihx = 1.0 / g.spacing(0);
   const double ihy = two_d ? 1.0 / g.spacing(1) : 0.0;
   for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
     double* row = rows + k * nc;
     const double up = u[nb.self];
     double diag = inv_dt;
-    axis(up, u[nb.west], u[nb.east], ihx, inv_c[k], nb.west == nb.self, nb.east == nb.self, diag,
-         row[kWest], row[kEast]);
+    upwind_axis_row(up, u[nb.west], u[nb.east], ihx, nu, inv_c[k], nb.west == nb.self,
+                    nb.east == nb.self, diag, row[kWest], row[kEast]);
     if (two_d) {
-      axis(up, u[nb.south], u[nb.north], ihy, inv_c[k], nb.south == nb.self, nb.north == nb.self,
-           diag, row[kSouth], row[kNorth]);
+      upwind_axis_row(up, u[nb.south], u[nb.north], ihy, nu, inv_c[k], nb.south == nb.self,
+                      nb.north == nb.self, diag, row[kSouth], row[kNorth]);
     }
     row[kDiag] = diag;
   });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fracmfg/mfg/grid.hpp"
+#include "fracmfg/mfg/hamiltonian.hpp"
 #include "fracmfg/mfg/model.hpp"
 #include "mfg/petsc_handles.hpp"
 
@@ -85,6 +86,29 @@ class RowIndices {
 /// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays.
 void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,
                   const double* rhs, double* r);
+
+/// One axis of a row of J(u) at a point with value up and neighbours uminus, uplus (spacing
+/// 1/ih, diffusion nu, ic = 1/c): the coefficients on the minus and plus neighbours, and the
+/// axis' part added to diag; a mirrored neighbour (reflecting wall) is folded into diag and
+/// its coefficient set to 0.
+inline void upwind_axis_row(double up, double uminus, double uplus, double ih, double nu, double ic,
+                            bool mirror_minus, bool mirror_plus, double& diag, double& cminus,
+                            double& cplus) {
+  const double ap = upwind_a_plus((uplus - up) * ih, ic);
+  const double am = upwind_a_minus((up - uminus) * ih, ic);
+  const double lap = nu * ih * ih;
+  cplus = -lap + ap * ih;
+  cminus = -lap - am * ih;
+  diag += 2.0 * lap + (am - ap) * ih;
+  if (mirror_plus) {
+    diag += cplus;
+    cplus = 0.0;
+  }
+  if (mirror_minus) {
+    diag += cminus;
+    cminus = 0.0;
+  }
+}
 
 /// The rows of J(u) = I/dt + L(u) at the owned points, row_components(dim) values each, in
 /// the layout above; u is ghosted.
