@@ -7,7 +7,8 @@
 //   perf/mfg_scaling.sh                                           # the whole table
 //
 // Options: -problem crowd1d | crowd2d, -coupling log | power | nonlocal (crowd1d), -points N
-// (per axis), -steps N_t, -tol, -damping, -anderson p, -max_it, -particles N (0: the
+// (per axis), -steps N_t, -tol, -damping, -anderson p, -max_it, -coarse_levels L (grid
+// sequencing, the solve time includes the coarse solves), -particles N (0: the
 // finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
 // printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games
 // of inputs/crowd_1d.yaml (periodic, log coupling) and inputs/crowd_2d.yaml (reflecting, log
@@ -56,7 +57,7 @@ std::string real(double v) {
 
 std::string deck(const std::string& problem, const std::string& coupling, PetscInt points,
                  PetscInt steps, double tol, double damping, PetscInt anderson, PetscInt max_it,
-                 PetscInt particles) {
+                 PetscInt particles, PetscInt coarse) {
   const std::string n = std::to_string(points);
   const std::string fp =
       particles > 0
@@ -64,7 +65,8 @@ std::string deck(const std::string& problem, const std::string& coupling, PetscI
           : std::string();
   const std::string iteration =
       fp + "  iteration: {damping: " + real(damping) + ", anderson: " + std::to_string(anderson) +
-      ", tolerance: " + real(tol) + ", max_iterations: " + std::to_string(max_it) + "}\n";
+      ", tolerance: " + real(tol) + ", max_iterations: " + std::to_string(max_it) +
+      ", coarse_levels: " + std::to_string(coarse) + "}\n";
   if (problem == "crowd2d") {
     return "problem: mfg\nmfg:\n"
            "  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
@@ -100,11 +102,12 @@ int run(fracmfg::core::Environment& env) {
   const PetscInt anderson = option_int("-anderson", 0);
   const PetscInt max_it = option_int("-max_it", 500);
   const PetscInt reps = option_int("-reps", 1);
-  const auto cfg = fracmfg::io::Deck::from_string(
-                       deck(problem, option_string("-coupling", "log"), points, steps, tol, damping,
-                            anderson, max_it, option_int("-particles", 0)),
-                       "bench.yaml")
-                       .mfg();
+  const auto cfg =
+      fracmfg::io::Deck::from_string(
+          deck(problem, option_string("-coupling", "log"), points, steps, tol, damping, anderson,
+               max_it, option_int("-particles", 0), option_int("-coarse_levels", 0)),
+          "bench.yaml")
+          .mfg();
 
   std::vector<double> setup, total, per_iteration, cpu_total;
   int iterations = 0;

@@ -153,7 +153,7 @@ bool operator==(const MfgConfig& a, const MfgConfig& b) {
                     c.sources.hjb, c.sources.fp, c.fokker_planck.method, c.fokker_planck.particles,
                     c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.damping,
                     c.iteration.schedule, c.iteration.anderson, c.iteration.tolerance,
-                    c.iteration.max_iterations);
+                    c.iteration.max_iterations, c.iteration.coarse_levels);
   };
   return key(a) == key(b);
 }
@@ -291,6 +291,7 @@ MfgConfig mfg_config(const Value& root) {
   r.integer("iteration.anderson", c.iteration.anderson);
   r.real("iteration.tolerance", c.iteration.tolerance);
   r.integer("iteration.max_iterations", c.iteration.max_iterations);
+  r.integer("iteration.coarse_levels", c.iteration.coarse_levels);
   return c;
 }
 

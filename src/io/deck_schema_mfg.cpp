@@ -56,6 +56,7 @@ Field mfg_schema() {
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
       real("tolerance", "stop when the changes of U and M are below this").greater_than(0).def(1.0e-8),
       integer("max_iterations", "iteration limit").at_least(1).def(200),
+      integer("coarse_levels", "grid sequencing: solve first on this many coarser grids (points and time steps halved per level, to tolerance max(tolerance, 1e-3)), start from the interpolated solution; 0: off").at_least(0).at_most(8).def(0),
     }),
   });
 }

@@ -130,7 +130,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
 
 FokkerPlanckFdm::~FokkerPlanckFdm() = default;
 
-void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next) {
+void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec guess) {
   Impl& d = *impl_;
   if (!d.direct) d.assemble(u);
   const double inv_dt = 1.0 / d.model.dt();
@@ -147,7 +147,7 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next) {
   }
   KSP k = d.ksp.get();
   FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.a.get(), d.a.get()));
-  if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(m, m_next));
+  if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
   FRACMFG_PETSC_CHECK(KSPSolve(k, d.rhs.get(), m_next));
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
   FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));

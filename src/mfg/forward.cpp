@@ -11,8 +11,8 @@ class FdmForward final : public ForwardMethod {
  public:
   explicit FdmForward(const Model& model) : model_(model), fp_(model) {}
   void begin() override {}
-  void advance(int n, Vec u, Vec m, Vec m_next) override {
-    fp_.step(u, m, model_.fp_source(n + 1), m_next);
+  void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) override {
+    fp_.step(u, m, model_.fp_source(n + 1), m_next, guess);
   }
 
  private:
@@ -25,7 +25,7 @@ class ParticleForward final : public ForwardMethod {
   ParticleForward(const Model& model, exec::Selector* selector, core::Logger log)
       : particles_(model, selector, log) {}
   void begin() override { particles_.begin(); }
-  void advance(int n, Vec u, Vec, Vec m_next) override { particles_.step(n, u, m_next); }
+  void advance(int n, Vec u, Vec, Vec m_next, Vec) override { particles_.step(n, u, m_next); }
 
  private:
   ParticleFokkerPlanck particles_;

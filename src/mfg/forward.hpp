@@ -18,8 +18,9 @@ class ForwardMethod {
   virtual void begin() = 0;
   /// Level n -> n + 1 with the drift of u = U^n: writes the density m^{n+1} into m_next.
   /// m is the density at level n as the solver keeps it (the previous m_next after its
-  /// checks). Collective.
-  virtual void advance(int n, Vec u, Vec m, Vec m_next) = 0;
+  /// checks). guess: an estimate of m^{n+1} (the previous outer iteration's), or nullptr;
+  /// methods that iterate start from it. Collective.
+  virtual void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) = 0;
 };
 
 /// The method the model's config asks for. Collective.

@@ -159,6 +159,7 @@ struct Solver::Impl {
   // share of a small time step; when no view or converged-reason option is set the lookups
   // are switched off during the sweeps (monitors are unaffected).
   bool skip_viewers = false;
+  bool warm = false;  // start_from() set the state
 
   // Progress lines (report()): rate limit from FRACMFG_PROGRESS_SECONDS; the elapsed time
   // and the mean iteration time count the iterations run here (restored ones do not).
@@ -184,7 +185,7 @@ struct Solver::Impl {
   }
 
   double theta(int k) const {
-    if (k == 0) return 1.0;
+    if (k == 0 && !warm) return 1.0;
     if (cfg().iteration.schedule == io::MfgConfig::Iteration::Schedule::fictitious_play) {
       return 1.0 / (k + 1);
     }
@@ -269,11 +270,19 @@ struct Solver::Impl {
   // Newton's start for HJB level n: the current U^n, or, while the fixed point is far from
   // converged, u~^{n+1} (just computed) when its residual is smaller.
   Vec initial_guess(int k, int n) {
-    if (k == 0) return ut_next.get();
+    if (k == 0) return warm ? x.u[n].get() : ut_next.get();
     if (history.back().change_u < 1e-2) return x.u[n].get();
     const double r_state = hjb->residual_norm(ut_next.get(), rhs.get(), x.u[n].get());
     const double r_next = hjb->residual_norm(ut_next.get(), rhs.get(), ut_next.get());
     return r_next < r_state ? ut_next.get() : x.u[n].get();
+  }
+
+  // The Krylov start of the Fokker-Planck solve for level n: M^n, the previous iteration's
+  // density, once the iteration has settled (a change of m below 1e-2; before that the
+  // solver's default, m~^{n-1}, is the better start).
+  Vec density_guess(int n) {
+    if (history.empty() || !(history.back().change_m < 1e-2)) return nullptr;
+    return x.m[static_cast<std::size_t>(n)].get();
   }
 
   IterationRecord iterate() {
@@ -320,7 +329,7 @@ struct Solver::Impl {
     blend(mt.get(), x.m[0].get(), t, norms_m[0], norms_m[1]);
     for (int n = 0; n < nt; ++n) {
       try {
-        forward->advance(n, x.u[n].get(), mt.get(), mt_next.get());
+        forward->advance(n, x.u[n].get(), mt.get(), mt_next.get(), density_guess(n + 1));
       } catch (const core::CollectiveError& e) {
         throw core::CollectiveError("mfg iteration " + std::to_string(it) + ", time level " +
                                         std::to_string(n + 1) + " (t = " + fmt(model->time(n + 1)) +
@@ -594,6 +603,113 @@ int Solver::iterations() const {
 const std::vector<IterationRecord>& Solver::history() const {
   return impl_->history;
 }
+namespace {
+
+// Every time level of a field of `from`, in natural (x fastest) order, on every rank.
+std::vector<std::vector<double>> gather_natural(const Solver& from, bool density) {
+  const Model& model = from.model();
+  DM dm = model.dm();
+  Vec natural = nullptr, all = nullptr;
+  VecScatter to_all = nullptr;
+  FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(dm, &natural));
+  FRACMFG_PETSC_CHECK(VecScatterCreateToAll(natural, &to_all, &all));
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(from.steps() + 1));
+  for (int n = 0; n <= from.steps(); ++n) {
+    Vec v = density ? from.m(n) : from.u(n);
+    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(dm, v, INSERT_VALUES, natural));
+    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(dm, v, INSERT_VALUES, natural));
+    FRACMFG_PETSC_CHECK(VecScatterBegin(to_all, natural, all, INSERT_VALUES, SCATTER_FORWARD));
+    FRACMFG_PETSC_CHECK(VecScatterEnd(to_all, natural, all, INSERT_VALUES, SCATTER_FORWARD));
+    PetscInt size = 0;
+    FRACMFG_PETSC_CHECK(VecGetSize(all, &size));
+    const double* a = nullptr;
+    FRACMFG_PETSC_CHECK(VecGetArrayRead(all, &a));
+    out[static_cast<std::size_t>(n)].assign(a, a + size);
+    FRACMFG_PETSC_CHECK(VecRestoreArrayRead(all, &a));
+  }
+  FRACMFG_PETSC_CHECK(VecScatterDestroy(&to_all));
+  FRACMFG_PETSC_CHECK(VecDestroy(&all));
+  FRACMFG_PETSC_CHECK(VecDestroy(&natural));
+  return out;
+}
+
+// Position of coordinate x on an axis of grid g: lower index and weight of the upper one.
+struct Bracket {
+  PetscInt lo = 0, hi = 0;
+  double w = 0.0;
+};
+Bracket bracket(const Grid& g, int axis, double x) {
+  const PetscInt n = g.points[axis];
+  const double s = (x - g.origin(axis)) / g.spacing(axis);
+  Bracket b;
+  if (g.boundary == Boundary::periodic) {
+    const double f = std::floor(s);
+    b.w = s - f;
+    b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;
+    b.hi = (b.lo + 1) % n;
+    return b;
+  }
+  const double c = std::clamp(s, 0.0, static_cast<double>(n - 1));
+  b.lo = std::min(static_cast<PetscInt>(std::floor(c)), n - 1);
+  b.hi = std::min(b.lo + 1, n - 1);
+  b.w = c - static_cast<double>(b.lo);
+  return b;
+}
+
+}  // namespace
+
+void Solver::start_from(const Solver& coarse) {
+  Impl& d = *impl_;
+  if (!d.history.empty()) throw Error("mfg: start_from() needs a solver that has not iterated");
+  const Grid& gf = d.model->grid();
+  const Grid& gc = coarse.model().grid();
+  if (gf.dim != gc.dim || gf.boundary != gc.boundary || gf.length != gc.length) {
+    throw Error("mfg: start_from() needs the same domain");
+  }
+  const auto cu = gather_natural(coarse, false);
+  const auto cm = gather_natural(coarse, true);
+  const OwnedBox& box = d.model->box();
+  const int ntc = coarse.steps(), ntf = d.model->steps();
+  const double mass0 = d.model->mass(d.model->initial_density());
+  for (int n = 0; n <= ntf; ++n) {
+    const double s = static_cast<double>(n) * ntc / ntf;
+    const int l0 = std::min(static_cast<int>(std::floor(s)), ntc);
+    const int l1 = std::min(l0 + 1, ntc);
+    const double wt = s - l0;
+    for (int field = 0; field < 2; ++field) {
+      const auto& c = field == 0 ? cu : cm;
+      Vec v = field == 0 ? d.x.u[static_cast<std::size_t>(n)].get()
+                         : d.x.m[static_cast<std::size_t>(n)].get();
+      if (field == 1 && n == 0) {
+        FRACMFG_PETSC_CHECK(VecCopy(d.model->initial_density(), v));
+        continue;
+      }
+      detail::WriteArray a(v);
+      for (PetscInt j = 0; j < box.ym; ++j) {
+        const Bracket by = gf.dim == 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : Bracket{};
+        for (PetscInt i = 0; i < box.xm; ++i) {
+          const Bracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
+          const PetscInt nx = gc.points[0];
+          auto at = [&](const std::vector<double>& f) {
+            const double lo = (1 - bx.w) * f[static_cast<std::size_t>(by.lo * nx + bx.lo)] +
+                              bx.w * f[static_cast<std::size_t>(by.lo * nx + bx.hi)];
+            const double hi = (1 - bx.w) * f[static_cast<std::size_t>(by.hi * nx + bx.lo)] +
+                              bx.w * f[static_cast<std::size_t>(by.hi * nx + bx.hi)];
+            return (1 - by.w) * lo + by.w * hi;
+          };
+          a[j * box.xm + i] = (1 - wt) * at(c[static_cast<std::size_t>(l0)]) +
+                              wt * at(c[static_cast<std::size_t>(l1)]);
+        }
+      }
+    }
+    const double mass = d.model->mass(d.x.m[static_cast<std::size_t>(n)].get());
+    if (n > 0 && mass > 0.0) {
+      FRACMFG_PETSC_CHECK(VecScale(d.x.m[static_cast<std::size_t>(n)].get(), mass0 / mass));
+    }
+  }
+  d.warm = true;
+}
+
 bool Solver::converged() const {
   return impl_->converged;
 }
@@ -602,10 +718,79 @@ IterationRecord Solver::iterate() {
   return impl_->iterate();
 }
 
+namespace {
+
+// The game of `fine` with the points per axis and the time steps divided by 2^level, solved
+// to max(tolerance, 1e-3) with the finite-difference Fokker-Planck equation.
+io::MfgConfig coarse_config(const io::MfgConfig& fine, int level) {
+  io::MfgConfig c = fine;
+  for (auto& p : c.grid.points) p >>= level;
+  c.time.steps = std::max(1, fine.time.steps >> level);
+  c.iteration.tolerance = std::max(fine.iteration.tolerance, 1e-3);
+  c.iteration.coarse_levels = 0;
+  c.fokker_planck.method = io::MfgConfig::FokkerPlanck::Method::fdm;
+  return c;
+}
+
+// Coarse levels that keep at least 4 points per axis.
+int usable_coarse_levels(const io::MfgConfig& fine) {
+  int levels = 0;
+  while (levels < fine.iteration.coarse_levels &&
+         std::all_of(fine.grid.points.begin(), fine.grid.points.end(),
+                     [&](int p) { return (p >> (levels + 1)) >= 4; })) {
+    ++levels;
+  }
+  return levels;
+}
+
+}  // namespace
+
+void Solver::start_coarse() {
+  Impl& d = *impl_;
+  const io::MfgConfig& fine = d.cfg();
+  const int levels = usable_coarse_levels(fine);
+  if (levels < fine.iteration.coarse_levels) {
+    d.log.info("mfg: coarse start with ", levels, " of the ", fine.iteration.coarse_levels,
+               " coarse levels asked for (a coarser grid would have fewer than 4 points per axis)");
+  }
+  if (levels == 0) return;
+  // The coarse solvers' own lines only at debug level.
+  core::Logger quiet = d.log;
+  if (quiet.level() != core::LogLevel::debug) {
+    quiet.set_level(std::min(quiet.level(), core::LogLevel::warn));
+  }
+  std::unique_ptr<Solver> previous;
+  for (int level = levels; level >= 1; --level) {
+    const io::MfgConfig c = coarse_config(fine, level);
+    auto next = std::make_unique<Solver>(d.comm, c, d.selector, quiet);
+    if (previous) next->start_from(*previous);
+    const double t0 = MPI_Wtime();
+    SolveResult r;
+    try {
+      r = next->solve();
+    } catch (const core::CollectiveError& e) {
+      // Collective: every rank leaves here; the fine solve starts from the default state.
+      d.log.warn("mfg: coarse start level ", level, " failed (", e.what(),
+                 "); starting from u = 0, m(t) = m0");
+      return;
+    }
+    const Grid& g = next->model().grid();
+    d.log.info("mfg: coarse start level ", level, ": ",
+               g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
+                          : std::to_string(g.points[0]),
+               " points, ", next->steps(), " steps, ", r.iterations, " iterations to ",
+               fmt(c.iteration.tolerance), r.converged ? "" : " (not converged)", " in ",
+               fmt(MPI_Wtime() - t0), " s");
+    previous = std::move(next);
+  }
+  start_from(*previous);
+}
+
 SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
   Impl& d = *impl_;
   SolveResult r;
   const double t0 = MPI_Wtime();
+  if (d.history.empty() && !d.warm && d.cfg().iteration.coarse_levels > 0) start_coarse();
   const int max_it = d.cfg().iteration.max_iterations;
   while (!d.converged && iterations() < max_it) {
     const IterationRecord rec = iterate();

@@ -1,7 +1,8 @@
 // The MFG solver gives the same u and m on any number of ranks: the game is solved on all
 // ranks of the job and on rank 0 alone, and every time level of both fields is compared
 // (run at 1, 2 and 3 ranks, so 2 and 3 ranks are each compared with 1). 1D and 2D,
-// periodic and reflecting, local and nonlocal couplings.
+// periodic and reflecting, local and nonlocal couplings, cold and coarse (grid-sequenced)
+// starts.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscdmda.h>
@@ -71,6 +72,19 @@ const Case kCases[] = {
      "  initial_density: \"exp(-((x-0.2)^2+(y-0.4)^2)/0.02)\"\n"
      "  terminal_cost: \"(x-0.9)^2\"\n"
      "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 200}\n"},
+    {"reflecting_2d_log_coarse_start",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0, 0.8], boundary: reflecting}\n"
+     "  grid: {points: [22, 17]}\n  time: {horizon: 0.5, steps: 10}\n  diffusion: 0.02\n"
+     "  coupling: {type: log, potential: \"3*exp(-((x-0.5)^2+(y-0.4)^2)/0.02)\"}\n"
+     "  initial_density: \"exp(-((x-0.2)^2+(y-0.4)^2)/0.02)\"\n"
+     "  terminal_cost: \"(x-0.9)^2\"\n"
+     "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 200, coarse_levels: 2}\n"},
+    {"periodic_1d_coarse_start",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
+     "  grid: {points: [61]}\n  time: {horizon: 0.5, steps: 25}\n  diffusion: 0.05\n"
+     "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
+     "  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
+     "  iteration: {damping: 0.5, tolerance: 1.0e-11, max_iterations: 200, coarse_levels: 3}\n"},
     {"periodic_2d_nonlocal",
      "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: periodic}\n"
      "  grid: {points: [14, 15]}\n  time: {horizon: 0.4, steps: 8}\n  diffusion: 0.02\n"

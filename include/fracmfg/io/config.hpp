@@ -102,6 +102,10 @@ struct MfgConfig {
     int anderson = 0;  ///< 0: off
     double tolerance = 1.0e-8;
     int max_iterations = 200;
+    /// Grid sequencing: the game is first solved on this many coarser grids (each halving
+    /// the points per axis and the time steps) and the fine iteration starts from the
+    /// interpolated solution; 0: start from u = 0, m(t) = m0.
+    int coarse_levels = 0;
   };
 
   Domain domain;

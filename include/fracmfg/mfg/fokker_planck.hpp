@@ -46,8 +46,10 @@ class FokkerPlanckFdm {
   /// m_next = A^{-1} (m / dt + source): the step from level n (density m) to n + 1 with the
   /// drift of u = u^n. source: f_m(t_{n+1}) at the owned points, or nullptr for none. m and
   /// m_next must be different Vecs. Throws core::CollectiveError (exit code numerical) on
-  /// every rank when the linear solve fails.
-  void step(Vec u, Vec m, const double* source, Vec m_next);
+  /// every rank when the linear solve fails. guess: the Krylov solver's start (2D; the
+  /// default, nullptr, starts from m), e.g. the previous outer iteration's m^{n+1}; the
+  /// stopping test is relative to the right-hand side either way.
+  void step(Vec u, Vec m, const double* source, Vec m_next, Vec guess = nullptr);
 
   /// Assembles A = J(u)^T and returns it (valid until the next call or step).
   Mat matrix(Vec u);

@@ -16,7 +16,7 @@
 // (default 1e-12; an initial guess that already solves the step takes no Newton iteration,
 // and since J^{-1} <= dt in the max norm, the error of u^n is then about tol times its size);
 // linear solver: 1D, preonly with the exact distributed tridiagonal PC "fracmfg_tridiag"
-// (la/tridiag_pc.hpp); 2D, GMRES + block Jacobi/ILU(1) with rtol 1e-4 (a Newton step only
+// (la/tridiag_pc.hpp); 2D, GMRES + block Jacobi/ILU(3) with rtol 1e-4 (a Newton step only
 // has to cut the residual by about 1e-3, see mfg::Solver).
 //
 // 1D fast path: when every -mfg_hjb_ option given is one of snes_rtol, snes_atol, snes_stol,
@@ -75,8 +75,8 @@ class HjbSolver {
 };
 
 /// Sets the default linear solver of the mfg solvers on ksp: in 1D preonly with the
-/// fracmfg_tridiag PC (registered here); in 2D GMRES with block Jacobi/ILU(1) (the levels go
-/// into the options database as -<prefix>sub_pc_factor_levels 1 unless given), relative
+/// fracmfg_tridiag PC (registered here); in 2D GMRES with block Jacobi/ILU(3) (the levels go
+/// into the options database as -<prefix>sub_pc_factor_levels 3 unless given), relative
 /// tolerance rtol. Call after setting the KSP's options prefix. Not collective beyond the
 /// KSP's calls.
 void set_default_linear_solver(KSP ksp, int dim, double rtol);
