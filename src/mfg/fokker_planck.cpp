@@ -1,5 +1,7 @@
 #include "fracmfg/mfg/fokker_planck.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,11 @@ struct FokkerPlanckFdm::Impl {
   std::unique_ptr<detail::RowIndices> indices;
   std::vector<double> values;
   bool nonzero_guess = false;
+  // Krylov tolerance: kDefaultRtol unless set_relative_tolerance() loosened it; fixed when
+  // the options give -mfg_fp_ksp_rtol.
+  static constexpr double kDefaultRtol = 1e-12;
+  double rtol = kDefaultRtol;
+  bool user_rtol = false;
 
   // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
   bool direct = false;
@@ -33,6 +40,21 @@ struct FokkerPlanckFdm::Impl {
   std::vector<double> sub, diag, super;
 
   explicit Impl(const Model& m) : model(m) {}
+
+  void solve(Vec m_next) {
+    KSP k = ksp.get();
+    FRACMFG_PETSC_CHECK(KSPSolve(k, rhs.get(), m_next));
+    KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+    FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
+    if (reason < 0) {
+      PetscInt its = 0;
+      FRACMFG_PETSC_CHECK(KSPGetIterationNumber(k, &its));
+      throw core::CollectiveError(
+          std::string("Fokker-Planck step: the linear solve for m failed (") +
+              KSPConvergedReasons[reason] + " after " + std::to_string(its) + " iterations)",
+          ExitCode::numerical, 0);
+    }
+  }
 
   void init_direct() {
     direct = true;
@@ -115,7 +137,12 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   FRACMFG_PETSC_CHECK(KSPCreate(model.comm(), &k));
   d.ksp.reset(k);
   FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(k, "mfg_fp_"));
-  set_default_linear_solver(k, model.grid().dim, 1e-12);
+  set_default_linear_solver(k, model.grid().dim, Impl::kDefaultRtol);
+  {
+    PetscBool given = PETSC_FALSE;
+    FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, "mfg_fp_", "-ksp_rtol", &given));
+    d.user_rtol = given == PETSC_TRUE;
+  }
   if (model.grid().dim == 2) FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
   FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
   PetscBool guess = PETSC_FALSE;
@@ -148,17 +175,42 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
   KSP k = d.ksp.get();
   FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.a.get(), d.a.get()));
   if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
-  FRACMFG_PETSC_CHECK(KSPSolve(k, d.rhs.get(), m_next));
-  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
-  FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
-  if (reason < 0) {
-    PetscInt its = 0;
-    FRACMFG_PETSC_CHECK(KSPGetIterationNumber(k, &its));
-    throw core::CollectiveError(std::string("Fokker-Planck step: the linear solve for m failed (") +
-                                    KSPConvergedReasons[reason] + " after " + std::to_string(its) +
-                                    " iterations)",
-                                ExitCode::numerical, 0);
+  d.solve(m_next);
+  if (d.rtol > Impl::kDefaultRtol) {
+    // A loose solve may leave small negative entries where the density is tiny; m must stay
+    // a density, so such a step is finished to the default tolerance (from where it is).
+    PetscReal lo = 0.0;
+    FRACMFG_PETSC_CHECK(VecMin(m_next, nullptr, &lo));
+    if (lo < 0.0) {
+      const PetscBool had_guess = d.nonzero_guess ? PETSC_TRUE : PETSC_FALSE;
+      FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
+      FRACMFG_PETSC_CHECK(
+          KSPSetTolerances(k, Impl::kDefaultRtol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+      d.solve(m_next);
+      FRACMFG_PETSC_CHECK(KSPSetTolerances(k, d.rtol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+      FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, had_guess));
+    }
   }
+  // The exact solution keeps the discrete mass balance sum(m_next) = dt sum(m / dt + f_m)
+  // (the columns of A sum to 1 / dt); an iterative solve keeps it only to its tolerance, so
+  // m_next is scaled onto it: mass conserved to round-off at any Krylov tolerance.
+  PetscScalar want = 0.0, have = 0.0;
+  FRACMFG_PETSC_CHECK(VecSum(d.rhs.get(), &want));
+  FRACMFG_PETSC_CHECK(VecSum(m_next, &have));
+  want *= d.model.dt();
+  if (have > 0.0 && want > 0.0 && std::isfinite(want / have)) {
+    FRACMFG_PETSC_CHECK(VecScale(m_next, want / have));
+  }
+}
+
+void FokkerPlanckFdm::set_relative_tolerance(double rtol) {
+  Impl& d = *impl_;
+  if (d.direct || d.user_rtol) return;
+  const double r = std::max(rtol, Impl::kDefaultRtol);
+  if (r == d.rtol) return;
+  d.rtol = r;
+  FRACMFG_PETSC_CHECK(
+      KSPSetTolerances(d.ksp.get(), r, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
 }
 
 Mat FokkerPlanckFdm::matrix(Vec u) {

@@ -11,6 +11,7 @@ class FdmForward final : public ForwardMethod {
  public:
   explicit FdmForward(const Model& model) : model_(model), fp_(model) {}
   void begin() override {}
+  void set_tolerance(double rtol) override { fp_.set_relative_tolerance(rtol); }
   void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) override {
     fp_.step(u, m, model_.fp_source(n + 1), m_next, guess);
   }

@@ -21,6 +21,8 @@ class ForwardMethod {
   /// checks). guess: an estimate of m^{n+1} (the previous outer iteration's), or nullptr;
   /// methods that iterate start from it. Collective.
   virtual void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) = 0;
+  /// Accuracy wanted of the following advance() calls, relative (methods that iterate).
+  virtual void set_tolerance(double) {}
 };
 
 /// The method the model's config asks for. Collective.

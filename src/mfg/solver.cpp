@@ -267,6 +267,14 @@ struct Solver::Impl {
     return std::clamp(1e-3 * change, 1e-12, 1e-3);
   }
 
+  // The Fokker-Planck solves likewise (2D Krylov; FokkerPlanckFdm keeps the mass exact and
+  // m >= 0 at any tolerance): 1e-4 x the last change, between 1e-12 and 1e-6.
+  double fp_tolerance() const {
+    if (history.empty()) return 1e-6;
+    const IterationRecord& last = history.back();
+    return std::clamp(1e-4 * std::max(last.change_u, last.change_m), 1e-12, 1e-6);
+  }
+
   // Newton's start for HJB level n: the current U^n, or, while the fixed point is far from
   // converged, u~^{n+1} (just computed) when its residual is smaller.
   Vec initial_guess(int k, int n) {
@@ -324,6 +332,7 @@ struct Solver::Impl {
     }
 
     // 2. Fokker-Planck forward with the updated U.
+    forward->set_tolerance(fp_tolerance());
     forward->begin();
     FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), mt.get()));
     blend(mt.get(), x.m[0].get(), t, norms_m[0], norms_m[1]);

@@ -51,6 +51,13 @@ class FokkerPlanckFdm {
   /// stopping test is relative to the right-hand side either way.
   void step(Vec u, Vec m, const double* source, Vec m_next, Vec guess = nullptr);
 
+  /// The Krylov solver's relative tolerance for the following steps (default 1e-12; values
+  /// below it count as 1e-12). Ignored on the 1D direct path and when the options give
+  /// -mfg_fp_ksp_rtol. Whatever the tolerance, step() scales m_next onto the exact discrete
+  /// mass balance sum(m_next) = sum(m) + dt sum(f_m) (mass conserved to round-off), and a
+  /// step solved looser than 1e-12 whose m_next has a negative entry is finished to 1e-12.
+  void set_relative_tolerance(double rtol);
+
   /// Assembles A = J(u)^T and returns it (valid until the next call or step).
   Mat matrix(Vec u);
   KSP ksp() const;
