@@ -50,6 +50,8 @@ for c in $cases; do
       run 1 -problem crowd1d -points 10000 -steps 1000 -tol 1e-6 -damping 0.55
       ;;
     2d)
+      # Grid sequencing with two coarse levels (as inputs/crowd_2d.yaml), then the cold start.
+      run 2 -problem crowd2d -points 256 -steps 100 -tol 1e-5 -damping 0.3 -anderson 3 -coarse_levels 2
       run 2 -problem crowd2d -points 256 -steps 100 -tol 1e-5 -damping 0.3 -anderson 3
       ;;
     scaling)
