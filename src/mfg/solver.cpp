@@ -614,33 +614,61 @@ const std::vector<IterationRecord>& Solver::history() const {
 }
 namespace {
 
-// Every time level of a field of `from`, in natural (x fastest) order, on every rank.
-std::vector<std::vector<double>> gather_natural(const Solver& from, bool density) {
-  const Model& model = from.model();
-  DM dm = model.dm();
-  Vec natural = nullptr, all = nullptr;
-  VecScatter to_all = nullptr;
-  FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(dm, &natural));
-  FRACMFG_PETSC_CHECK(VecScatterCreateToAll(natural, &to_all, &all));
-  std::vector<std::vector<double>> out(static_cast<std::size_t>(from.steps() + 1));
-  for (int n = 0; n <= from.steps(); ++n) {
-    Vec v = density ? from.m(n) : from.u(n);
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(dm, v, INSERT_VALUES, natural));
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(dm, v, INSERT_VALUES, natural));
-    FRACMFG_PETSC_CHECK(VecScatterBegin(to_all, natural, all, INSERT_VALUES, SCATTER_FORWARD));
-    FRACMFG_PETSC_CHECK(VecScatterEnd(to_all, natural, all, INSERT_VALUES, SCATTER_FORWARD));
-    PetscInt size = 0;
-    FRACMFG_PETSC_CHECK(VecGetSize(all, &size));
-    const double* a = nullptr;
-    FRACMFG_PETSC_CHECK(VecGetArrayRead(all, &a));
-    out[static_cast<std::size_t>(n)].assign(a, a + size);
-    FRACMFG_PETSC_CHECK(VecRestoreArrayRead(all, &a));
+// One time level of a field of a solver at a time, in natural (x fastest) order, on every
+// rank; the last two levels asked for per field are kept (start_from walks the coarse time
+// levels in order), so a rank holds at most four coarse fields. Collective.
+class CoarseLevels {
+ public:
+  explicit CoarseLevels(const Solver& from) : from_(from) {
+    FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(from.model().dm(), &natural_));
+    FRACMFG_PETSC_CHECK(VecScatterCreateToAll(natural_, &to_all_, &all_));
   }
-  FRACMFG_PETSC_CHECK(VecScatterDestroy(&to_all));
-  FRACMFG_PETSC_CHECK(VecDestroy(&all));
-  FRACMFG_PETSC_CHECK(VecDestroy(&natural));
-  return out;
-}
+  ~CoarseLevels() {
+    VecScatterDestroy(&to_all_);
+    VecDestroy(&all_);
+    VecDestroy(&natural_);
+  }
+  CoarseLevels(const CoarseLevels&) = delete;
+  CoarseLevels& operator=(const CoarseLevels&) = delete;
+
+  const std::vector<double>& get(bool density, int level) {
+    Cache& c = cache_[density ? 1 : 0];
+    for (int k = 0; k < 2; ++k) {
+      if (c.level[k] == level) {
+        c.last = k;
+        return c.data[k];
+      }
+    }
+    // Replace the level not asked for last (the caller holds references to both).
+    const int slot = 1 - c.last;
+    c.last = slot;
+    c.level[slot] = level;
+    DM dm = from_.model().dm();
+    Vec v = density ? from_.m(level) : from_.u(level);
+    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(dm, v, INSERT_VALUES, natural_));
+    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(dm, v, INSERT_VALUES, natural_));
+    FRACMFG_PETSC_CHECK(VecScatterBegin(to_all_, natural_, all_, INSERT_VALUES, SCATTER_FORWARD));
+    FRACMFG_PETSC_CHECK(VecScatterEnd(to_all_, natural_, all_, INSERT_VALUES, SCATTER_FORWARD));
+    PetscInt size = 0;
+    FRACMFG_PETSC_CHECK(VecGetSize(all_, &size));
+    const double* a = nullptr;
+    FRACMFG_PETSC_CHECK(VecGetArrayRead(all_, &a));
+    c.data[slot].assign(a, a + size);
+    FRACMFG_PETSC_CHECK(VecRestoreArrayRead(all_, &a));
+    return c.data[slot];
+  }
+
+ private:
+  struct Cache {
+    int level[2] = {-1, -1};
+    std::vector<double> data[2];
+    int last = 1;
+  };
+  const Solver& from_;
+  Vec natural_ = nullptr, all_ = nullptr;
+  VecScatter to_all_ = nullptr;
+  Cache cache_[2];
+};
 
 // Position of coordinate x on an axis of grid g: lower index and weight of the upper one.
 struct Bracket {
@@ -675,8 +703,7 @@ void Solver::start_from(const Solver& coarse) {
   if (gf.dim != gc.dim || gf.boundary != gc.boundary || gf.length != gc.length) {
     throw Error("mfg: start_from() needs the same domain");
   }
-  const auto cu = gather_natural(coarse, false);
-  const auto cm = gather_natural(coarse, true);
+  CoarseLevels levels(coarse);
   const OwnedBox& box = d.model->box();
   const int ntc = coarse.steps(), ntf = d.model->steps();
   const double mass0 = d.model->mass(d.model->initial_density());
@@ -686,13 +713,15 @@ void Solver::start_from(const Solver& coarse) {
     const int l1 = std::min(l0 + 1, ntc);
     const double wt = s - l0;
     for (int field = 0; field < 2; ++field) {
-      const auto& c = field == 0 ? cu : cm;
       Vec v = field == 0 ? d.x.u[static_cast<std::size_t>(n)].get()
                          : d.x.m[static_cast<std::size_t>(n)].get();
       if (field == 1 && n == 0) {
         FRACMFG_PETSC_CHECK(VecCopy(d.model->initial_density(), v));
         continue;
       }
+      // Both coarse levels first (collective), then the local interpolation.
+      const std::vector<double>& c0 = levels.get(field == 1, l0);
+      const std::vector<double>& c1 = levels.get(field == 1, l1);
       detail::WriteArray a(v);
       for (PetscInt j = 0; j < box.ym; ++j) {
         const Bracket by = gf.dim == 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : Bracket{};
@@ -706,8 +735,7 @@ void Solver::start_from(const Solver& coarse) {
                               bx.w * f[static_cast<std::size_t>(by.hi * nx + bx.hi)];
             return (1 - by.w) * lo + by.w * hi;
           };
-          a[j * box.xm + i] = (1 - wt) * at(c[static_cast<std::size_t>(l0)]) +
-                              wt * at(c[static_cast<std::size_t>(l1)]);
+          a[j * box.xm + i] = (1 - wt) * at(c0) + wt * at(c1);
         }
       }
     }
@@ -777,6 +805,11 @@ void Solver::start_coarse() {
     SolveResult r;
     try {
       r = next->solve();
+    } catch (const core::Interrupted&) {
+      // A stop request during a coarse solve: nothing of the fine solve to checkpoint yet
+      // (a restart repeats the coarse start).
+      d.log.info("mfg: stopped by a signal during the coarse start (level ", level, ")");
+      throw core::Interrupted(0, "");
     } catch (const core::CollectiveError& e) {
       // Collective: every rank leaves here; the fine solve starts from the default state.
       d.log.warn("mfg: coarse start level ", level, " failed (", e.what(),

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "common/mpi_support.hpp"
 #include "common/test_support.hpp"
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/model.hpp"
@@ -214,6 +216,35 @@ TEST(MfgCoarseStart, SameSolutionInFewerFineIterations) {
   EXPECT_EQ(warm.history().front().iteration, 1);
   EXPECT_DOUBLE_EQ(warm.history().front().damping, 0.5);
   EXPECT_DOUBLE_EQ(cold.history().front().damping, 1.0);
+}
+
+TEST(MfgCoarseStart, AStopRequestDuringTheCoarseStartStopsBeforeTheFirstFineIteration) {
+  fracmfg::core::clear_stop_request();
+  fracmfg::core::InterruptGuard guard;
+  const auto cfg = fracmfg::test::mfg_config(
+      reflecting_2d(32, 24, 16, "{damping: 0.5, tolerance: 1.0e-9, coarse_levels: 2}"));
+  mfg::Solver solver(MPI_COMM_WORLD, cfg, nullptr, quiet_logger());
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (fracmfg::test::rank_of(MPI_COMM_WORLD) == size - 1) fracmfg::core::request_stop(SIGUSR1);
+  long long step = -1;
+  std::string file = "unset";
+  try {
+    solver.solve({"coarse_stop.chk.h5", 0});
+  } catch (const fracmfg::core::Interrupted& e) {
+    step = e.step();
+    file = e.checkpoint();
+  }
+  fracmfg::core::clear_stop_request();
+  long long steps[2] = {step, -step};
+  MPI_Allreduce(MPI_IN_PLACE, steps, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(steps[0], 0);
+  EXPECT_EQ(steps[1], 0);
+  EXPECT_EQ(file, "");
+  EXPECT_EQ(solver.iterations(), 0);
+  // Solving again repeats the coarse start and converges.
+  const auto r = solver.solve();
+  EXPECT_TRUE(r.converged);
 }
 
 }  // namespace
