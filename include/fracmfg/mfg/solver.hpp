@@ -167,8 +167,10 @@ class Solver {
 
   /// Starts from another solver's state (typically the same game on a coarser grid and
   /// time grid, solved first): U and M interpolated (linear in time, bi/linear in space),
-  /// each level of M rescaled to the mass of m0, M^0 = m0. Only before the first
-  /// iteration; the first iteration then uses the configured damping. Collective.
+  /// each level of M rescaled to the mass of m0, M^0 = m0 (details in the header comment).
+  /// `coarse` must be on the same communicator and domain (same lengths and boundary; any
+  /// grid and time steps). Only before the first iteration (throws Error otherwise); the
+  /// first iteration then uses the configured damping. Collective.
   void start_from(const Solver& coarse);
 
   /// True when the last iteration met the tolerance.
