@@ -116,19 +116,22 @@ void TridiagSolver::throw_zero_pivot(PetscInt row, double pivot, double scale) c
   throw NumericalError(os.str());
 }
 
-void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* diag,
-                          const double* super, bool periodic) {
+TridiagSolver::Summary TridiagSolver::begin_summary(PetscInt n_local, bool arrays_given) {
   static_assert(sizeof(Summary) == summary_doubles * sizeof(double));
   setup_ = false;
   transposed_ready_ = false;
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
-
   Summary mine{};
   mine.fail_local = -1.0;
-  mine.n = static_cast<double>(n_local);
+  mine.n = n_local > 0 && !arrays_given ? -1.0 : static_cast<double>(n_local);
+  return mine;
+}
+
+void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* diag,
+                          const double* super, bool periodic) {
+  Summary mine = begin_summary(n_local, sub != nullptr && diag != nullptr && super != nullptr);
   const PetscInt m = n_local < 0 ? 0 : n_local;
-  if (m > 0 && (sub == nullptr || diag == nullptr || super == nullptr)) mine.n = -1.0;
   bool grew = false;
 
   if (mine.n >= 0.0) {
@@ -198,17 +201,14 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
     }
 
     // The block's reduced rows (first and last row, interior eliminated).
-    if (m == 1) {
-      mine.lo[0] = sub_[0];
-      mine.di[0] = diag_[0];
-      mine.up[0] = super_[0];
-    } else if (m == 2) {
-      for (int r = 0; r < 2; ++r) {
+    if (m <= 2) {
+      // A block of one or two rows is its own reduced system.
+      for (PetscInt r = 0; r < m; ++r) {
         mine.lo[r] = sub_[r];
         mine.di[r] = diag_[r];
         mine.up[r] = super_[r];
       }
-    } else if (m > 2 && ok) {
+    } else if (ok) {
       mine.lo[0] = sub_[0];
       mine.di[0] = diag_[0] + super_[0] * alpha_first;
       mine.up[0] = super_[0] * beta_first;
@@ -257,37 +257,23 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
 
 void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const double* diag,
                                  const double* super, bool periodic, const double* b, double* x) {
-  setup_ = false;
-  transposed_ready_ = false;
-  check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
-  check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
-  Summary mine{};
-  mine.fail_local = -1.0;
-  mine.n = static_cast<double>(n_local);
+  Summary mine = begin_summary(n_local, sub != nullptr && diag != nullptr && super != nullptr &&
+                                            b != nullptr && x != nullptr && x != b);
   const PetscInt m = n_local < 0 ? 0 : n_local;
-  if (m > 0 && (sub == nullptr || diag == nullptr || super == nullptr || b == nullptr ||
-                x == nullptr || x == b)) {
-    mine.n = -1.0;
-  }
   const auto mu = static_cast<std::size_t>(m);
   const std::size_t mi = m > 2 ? mu - 2 : 0;
   if (mine.n >= 0.0) {
     fit(cp_, mi);
     fit(galpha_, mi);
     fit(w_, mi);  // the beta spike
-    if (m == 1) {
-      mine.lo[0] = sub[0];
-      mine.di[0] = diag[0];
-      mine.up[0] = super[0];
-      mine.rhs[0] = b[0];
-    } else if (m == 2) {
-      for (int r = 0; r < 2; ++r) {
+    if (m <= 2) {
+      for (PetscInt r = 0; r < m; ++r) {
         mine.lo[r] = sub[r];
         mine.di[r] = diag[r];
         mine.up[r] = super[r];
         mine.rhs[r] = b[r];
       }
-    } else if (m > 2) {
+    } else {
       // Interior rows k = 1 .. m-2 at j = k-1: the pivots from the continuant recurrence
       // (Continuant) and, in the same sweep, L^{-1} applied to the three
       // right-hand sides b (into x[1 .. m-2]), -sub[1] e_0 (alpha) and -super[m-2] e_last

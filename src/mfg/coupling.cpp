@@ -23,8 +23,7 @@ struct Coupling::Impl {
   exec::Selector* selector = nullptr;
   io::MfgConfig::Coupling cfg;
   // nonlocal: m gathered in natural order on every rank, the grid points as samples
-  detail::VecPtr natural, full;
-  detail::ScatterPtr to_all;
+  std::unique_ptr<detail::Replicator> replicator;
   std::vector<double> sample_x, sample_y, weights, density;
   kernels::KdeGrid kde_grid;
   exec::KernelId kernel;
@@ -33,14 +32,7 @@ struct Coupling::Impl {
 
   void setup_nonlocal() {
     const Grid& g = model.grid();
-    Vec nat = nullptr;
-    FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(model.dm(), &nat));
-    natural.reset(nat);
-    VecScatter sc = nullptr;
-    Vec all = nullptr;
-    FRACMFG_PETSC_CHECK(VecScatterCreateToAll(nat, &sc, &all));
-    to_all.reset(sc);
-    full.reset(all);
+    replicator = std::make_unique<detail::Replicator>(model.dm());
     const PetscInt total = g.size();
     sample_x.resize(static_cast<std::size_t>(total));
     sample_y.resize(static_cast<std::size_t>(total));
@@ -69,15 +61,10 @@ struct Coupling::Impl {
   }
 
   void convolve(Vec m) {
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(model.dm(), m, INSERT_VALUES, natural.get()));
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(model.dm(), m, INSERT_VALUES, natural.get()));
-    FRACMFG_PETSC_CHECK(
-        VecScatterBegin(to_all.get(), natural.get(), full.get(), INSERT_VALUES, SCATTER_FORWARD));
-    FRACMFG_PETSC_CHECK(
-        VecScatterEnd(to_all.get(), natural.get(), full.get(), INSERT_VALUES, SCATTER_FORWARD));
+    Vec full = replicator->gather(m);
     const double vol = model.grid().cell_volume();
     {
-      detail::ReadArray a(full.get());
+      detail::ReadArray a(full);
       for (std::size_t k = 0; k < weights.size(); ++k)
         weights[k] = a[static_cast<PetscInt>(k)] * vol;
     }

@@ -123,9 +123,13 @@ void walk_1d(PetscInt n, const double* u, std::pair<double, double> g, Walls w, 
 
 }  // namespace
 
-double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                            const double* u_next, const double* rhs, double* r, double* sub,
-                            double* diag, double* super) {
+namespace {
+
+// The HJB residual r (returns sum r^2) and, when Rows, the Jacobian rows in the same pass.
+template <bool Rows>
+double hjb_residual_walk(const Model& model, const double* u, std::pair<double, double> ghosts,
+                         const double* u_next, const double* rhs, double* r, double* sub,
+                         double* diag, double* super) {
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
@@ -137,30 +141,28 @@ double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<doubl
                 point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, inv_c[k]);
             r[k] = res;
             sum += res * res;
-            double cplus = 0.0, cminus = 0.0, d = inv_dt;
-            upwind_axis_row(up, uw, ue, ih, nu, inv_c[k], wall_w, wall_e, d, cminus, cplus);
-            sub[k] = cminus;
-            diag[k] = d;
-            super[k] = cplus;
+            if constexpr (Rows) {
+              double cplus = 0.0, cminus = 0.0, d = inv_dt;
+              upwind_axis_row(up, uw, ue, ih, nu, inv_c[k], wall_w, wall_e, d, cminus, cplus);
+              sub[k] = cminus;
+              diag[k] = d;
+              super[k] = cplus;
+            }
           });
   return sum;
 }
 
+}  // namespace
+
+double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
+                            const double* u_next, const double* rhs, double* r, double* sub,
+                            double* diag, double* super) {
+  return hjb_residual_walk<true>(model, u, ghosts, u_next, rhs, r, sub, diag, super);
+}
+
 double hjb_residual_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                        const double* u_next, const double* rhs, double* r) {
-  const double inv_dt = 1.0 / model.dt();
-  const double nu = model.diffusion();
-  const double ih = 1.0 / model.grid().spacing(0);
-  const double* inv_c = model.inverse_control_cost().data();
-  double sum = 0.0;
-  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
-          [&](PetscInt k, double uw, double up, double ue, bool, bool) {
-            const double res =
-                point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, inv_c[k]);
-            r[k] = res;
-            sum += res * res;
-          });
-  return sum;
+  return hjb_residual_walk<false>(model, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
 }
 
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,

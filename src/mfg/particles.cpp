@@ -75,8 +75,7 @@ struct ParticleFokkerPlanck::Impl {
   std::vector<double> inv_c, cdf, u_all, dx_face, dy_face;
   std::vector<std::int64_t> bins;
   std::vector<double> node_x, node_y, weights, dens;
-  detail::VecPtr natural, all;
-  detail::ScatterPtr to_all;
+  std::unique_ptr<detail::Replicator> replicator;
   std::unique_ptr<exec::Rebalancer> rebalancer;
   exec::KernelId kernel;
   double sweep_seconds = 0.0;
@@ -87,14 +86,9 @@ struct ParticleFokkerPlanck::Impl {
 
   // A global Vec of the model's DMDA, replicated in natural order.
   std::vector<double> replicate(Vec v) {
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(model.dm(), v, INSERT_VALUES, natural.get()));
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(model.dm(), v, INSERT_VALUES, natural.get()));
-    FRACMFG_PETSC_CHECK(
-        VecScatterBegin(to_all.get(), natural.get(), all.get(), INSERT_VALUES, SCATTER_FORWARD));
-    FRACMFG_PETSC_CHECK(
-        VecScatterEnd(to_all.get(), natural.get(), all.get(), INSERT_VALUES, SCATTER_FORWARD));
-    detail::ReadArray a(all.get());
-    return std::vector<double>(a.get(), a.get() + g.size());
+    std::vector<double> out;
+    replicator->gather(v, out);
+    return out;
   }
 
   detail::Lattice node_lattice(int axis) const {
@@ -338,14 +332,7 @@ ParticleFokkerPlanck::ParticleFokkerPlanck(const Model& model, exec::Selector* s
   ro.min_per_rank = 0;
   d.rebalancer = std::make_unique<exec::Rebalancer>(d.comm, ro, log);
 
-  Vec nat = nullptr;
-  FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(model.dm(), &nat));
-  d.natural.reset(nat);
-  VecScatter sc = nullptr;
-  Vec all = nullptr;
-  FRACMFG_PETSC_CHECK(VecScatterCreateToAll(nat, &sc, &all));
-  d.to_all.reset(sc);
-  d.all.reset(all);
+  d.replicator = std::make_unique<detail::Replicator>(model.dm());
 
   // 1/c and the cumulative distribution of m0, replicated.
   detail::VecPtr ic = detail::global_vec(model.dm());
@@ -395,7 +382,7 @@ void ParticleFokkerPlanck::begin() {
 
 void ParticleFokkerPlanck::step(int n, Vec u, Vec m_next) {
   Impl& d = *impl_;
-  d.u_all = d.replicate(u);
+  d.replicator->gather(u, d.u_all);  // reuses u_all's storage
   d.differences();
   const double t0 = MPI_Wtime();
   d.move(n);

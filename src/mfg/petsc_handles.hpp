@@ -2,6 +2,7 @@
 // Owning handles for the PETSc objects of the mfg solvers (Mat, KSP, SNES, VecScatter);
 // Vec and DM use exec::VecPtr / exec::DmPtr. Destruction ignores PETSc's error code: a
 // destructor must not throw.
+#include <petscdmda.h>
 #include <petscksp.h>
 #include <petscmat.h>
 #include <petscsnes.h>
@@ -9,6 +10,7 @@
 
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
@@ -59,5 +61,44 @@ inline VecPtr copy_vec(Vec v) {
 /// Scoped access to a Vec's local array (la/petsc_handles.hpp): read only, read-write.
 using ReadArray = la::VecReadArray;
 using WriteArray = la::VecArray;
+
+/// Global Vecs of a DMDA replicated on every rank in natural order (x fastest): the
+/// natural vector and the scatter to all ranks are made once. Collective.
+class Replicator {
+ public:
+  explicit Replicator(DM da) : da_(da) {
+    Vec natural = nullptr, all = nullptr;
+    VecScatter to_all = nullptr;
+    FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(da, &natural));
+    natural_.reset(natural);
+    FRACMFG_PETSC_CHECK(VecScatterCreateToAll(natural, &to_all, &all));
+    to_all_.reset(to_all);
+    all_.reset(all);
+  }
+  /// v on every rank, in the Vec returned (owned by the replicator, valid until the next
+  /// call). Collective.
+  Vec gather(Vec v) {
+    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(da_, v, INSERT_VALUES, natural_.get()));
+    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(da_, v, INSERT_VALUES, natural_.get()));
+    FRACMFG_PETSC_CHECK(
+        VecScatterBegin(to_all_.get(), natural_.get(), all_.get(), INSERT_VALUES, SCATTER_FORWARD));
+    FRACMFG_PETSC_CHECK(
+        VecScatterEnd(to_all_.get(), natural_.get(), all_.get(), INSERT_VALUES, SCATTER_FORWARD));
+    return all_.get();
+  }
+  /// v on every rank, copied into out (resized to the global size). Collective.
+  void gather(Vec v, std::vector<double>& out) {
+    Vec all = gather(v);
+    PetscInt n = 0;
+    FRACMFG_PETSC_CHECK(VecGetSize(all, &n));
+    ReadArray a(all);
+    out.assign(a.get(), a.get() + n);
+  }
+
+ private:
+  DM da_;
+  VecPtr natural_, all_;
+  ScatterPtr to_all_;
+};
 
 }  // namespace fracmfg::mfg::detail

@@ -619,17 +619,7 @@ namespace {
 // levels in order), so a rank holds at most four coarse fields. Collective.
 class CoarseLevels {
  public:
-  explicit CoarseLevels(const Solver& from) : from_(from) {
-    FRACMFG_PETSC_CHECK(DMDACreateNaturalVector(from.model().dm(), &natural_));
-    FRACMFG_PETSC_CHECK(VecScatterCreateToAll(natural_, &to_all_, &all_));
-  }
-  ~CoarseLevels() {
-    VecScatterDestroy(&to_all_);
-    VecDestroy(&all_);
-    VecDestroy(&natural_);
-  }
-  CoarseLevels(const CoarseLevels&) = delete;
-  CoarseLevels& operator=(const CoarseLevels&) = delete;
+  explicit CoarseLevels(const Solver& from) : from_(from), replicator_(from.model().dm()) {}
 
   const std::vector<double>& get(bool density, int level) {
     Cache& c = cache_[density ? 1 : 0];
@@ -643,18 +633,7 @@ class CoarseLevels {
     const int slot = 1 - c.last;
     c.last = slot;
     c.level[slot] = level;
-    DM dm = from_.model().dm();
-    Vec v = density ? from_.m(level) : from_.u(level);
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalBegin(dm, v, INSERT_VALUES, natural_));
-    FRACMFG_PETSC_CHECK(DMDAGlobalToNaturalEnd(dm, v, INSERT_VALUES, natural_));
-    FRACMFG_PETSC_CHECK(VecScatterBegin(to_all_, natural_, all_, INSERT_VALUES, SCATTER_FORWARD));
-    FRACMFG_PETSC_CHECK(VecScatterEnd(to_all_, natural_, all_, INSERT_VALUES, SCATTER_FORWARD));
-    PetscInt size = 0;
-    FRACMFG_PETSC_CHECK(VecGetSize(all_, &size));
-    const double* a = nullptr;
-    FRACMFG_PETSC_CHECK(VecGetArrayRead(all_, &a));
-    c.data[slot].assign(a, a + size);
-    FRACMFG_PETSC_CHECK(VecRestoreArrayRead(all_, &a));
+    replicator_.gather(density ? from_.m(level) : from_.u(level), c.data[slot]);
     return c.data[slot];
   }
 
@@ -665,8 +644,7 @@ class CoarseLevels {
     int last = 1;
   };
   const Solver& from_;
-  Vec natural_ = nullptr, all_ = nullptr;
-  VecScatter to_all_ = nullptr;
+  detail::Replicator replicator_;
   Cache cache_[2];
 };
 
@@ -739,10 +717,10 @@ void Solver::start_from(const Solver& coarse) {
         }
       }
     }
-    const double mass = d.model->mass(d.x.m[static_cast<std::size_t>(n)].get());
-    if (n > 0 && mass > 0.0) {
-      FRACMFG_PETSC_CHECK(VecScale(d.x.m[static_cast<std::size_t>(n)].get(), mass0 / mass));
-    }
+    if (n == 0) continue;
+    Vec m = d.x.m[static_cast<std::size_t>(n)].get();
+    const double mass = d.model->mass(m);
+    if (mass > 0.0) FRACMFG_PETSC_CHECK(VecScale(m, mass0 / mass));
   }
   d.warm = true;
 }

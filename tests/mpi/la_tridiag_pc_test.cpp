@@ -257,32 +257,19 @@ double relative_error(KSP ksp, Mat A, const System& s, bool transpose = false) {
 
 constexpr double exact = 1e-12;
 
-// A x_true on the global rows first .. first+m-1.
-std::vector<double> local_rhs(const System& s, PetscInt first, PetscInt m) {
+// A x_true (or, transposed, A^T x_true: row i of A^T holds super[i-1], diag[i] and sub[i+1])
+// on the global rows first .. first+m-1, cyclic when periodic.
+std::vector<double> local_rhs(const System& s, PetscInt first, PetscInt m,
+                              bool transposed = false) {
   const PetscInt n = s.n;
   std::vector<double> b(static_cast<std::size_t>(m));
   const auto at = [&](PetscInt j) { return s.x_true[static_cast<std::size_t>(j)]; };
   for (PetscInt k = 0; k < m; ++k) {
     const PetscInt i = first + k;
+    const PetscInt west = (i - 1 + n) % n, east = (i + 1) % n;
     double v = s.diag[i] * at(i);
-    if (i > 0 || s.periodic) v += s.sub[i] * at((i - 1 + n) % n);
-    if (i + 1 < n || s.periodic) v += s.super[i] * at((i + 1) % n);
-    b[static_cast<std::size_t>(k)] = v;
-  }
-  return b;
-}
-
-// A^T x_true on the global rows first .. first+m-1: row i of A^T holds super[i-1], diag[i]
-// and sub[i+1] (cyclic when periodic).
-std::vector<double> local_rhs_transposed(const System& s, PetscInt first, PetscInt m) {
-  const PetscInt n = s.n;
-  std::vector<double> b(static_cast<std::size_t>(m));
-  const auto at = [&](PetscInt j) { return s.x_true[static_cast<std::size_t>(j)]; };
-  for (PetscInt k = 0; k < m; ++k) {
-    const PetscInt i = first + k;
-    double v = s.diag[i] * at(i);
-    if (i > 0 || s.periodic) v += s.super[(i - 1 + n) % n] * at((i - 1 + n) % n);
-    if (i + 1 < n || s.periodic) v += s.sub[(i + 1) % n] * at((i + 1) % n);
+    if (i > 0 || s.periodic) v += (transposed ? s.super[west] : s.sub[i]) * at(west);
+    if (i + 1 < n || s.periodic) v += (transposed ? s.sub[east] : s.super[i]) * at(east);
     b[static_cast<std::size_t>(k)] = v;
   }
   return b;
@@ -478,7 +465,7 @@ TEST(TridiagSolver, SolvesSystemsWithHugeAndTinyCoefficients) {
                         periodic, b.data(), x.data());
       EXPECT_LE(max_error(comm, x, s, first), exact) << "factor_solve";
       if (kind == 2) continue;  // A^T is column-scaled: no longer row diagonally dominant
-      const std::vector<double> bt = local_rhs_transposed(s, first, m);
+      const std::vector<double> bt = local_rhs(s, first, m, true);
       solver.solve_transpose(bt.data(), x.data());
       EXPECT_LE(max_error(comm, x, s, first), exact) << "solve_transpose";
     }

@@ -110,6 +110,9 @@ class TridiagSolver {
   bool factor_interior_continuant(std::size_t mi);  // false: redo the classic way
   // Allgather of the summaries into all_, agreement on errors (thrown on every rank), sizes.
   bool gather_and_agree(const Summary& mine, PetscInt m, bool periodic, const char* who);
+  // The start of setup() and factor_solve(): rank and size, this rank's summary with its
+  // row count (-1 when the arrays are missing), no failure yet.
+  Summary begin_summary(PetscInt n_local, bool arrays_given);
   bool factor_reduced();  // from all_; true when it allocated
   void thomas_reduced(double* v, std::size_t n) const;
   void solve_reduced();

@@ -55,7 +55,8 @@ class FokkerPlanckFdm {
   /// below it count as 1e-12). Ignored on the 1D direct path and when the options give
   /// -mfg_fp_ksp_rtol. Whatever the tolerance, step() scales m_next onto the exact discrete
   /// mass balance sum(m_next) = sum(m) + dt sum(f_m) (mass conserved to round-off), and a
-  /// step solved looser than 1e-12 whose m_next has a negative entry is finished to 1e-12.
+  /// step solved to a tolerance loosened here whose m_next has a negative entry is finished
+  /// to 1e-12 (with a given -mfg_fp_ksp_rtol the solver's density check reports it).
   void set_relative_tolerance(double rtol);
 
   /// Assembles A = J(u)^T and returns it (valid until the next call or step).
