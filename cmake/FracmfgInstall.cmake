@@ -3,6 +3,8 @@
 include(CMakePackageConfigHelpers)
 set(FRACMFG_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/fracmfg")
 
+# Dependencies outside the system directories stay found after installation.
+set_target_properties(fracmfg PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS fracmfg EXPORT fracmfgTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -23,11 +23,33 @@ if(_installed_src)
   message(FATAL_ERROR "install test: sources were installed: ${_installed_src}")
 endif()
 
+# 0. The installed command runs as a user starts it: no LD_LIBRARY_PATH, from a prefix that
+#    has been moved elsewhere since (its RUNPATH is relative: $ORIGIN/../lib).
+set(_plain_env ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH)
+execute_process(COMMAND readelf -d "${PREFIX}/bin/fracmfg" OUTPUT_VARIABLE _dyn RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT _dyn MATCHES "RUNPATH[^\n]*\\$ORIGIN/\\.\\./lib")
+  message(FATAL_ERROR "install test: bin/fracmfg has no RUNPATH $ORIGIN/../lib:\n${_dyn}")
+endif()
+run(${_plain_env} "${PREFIX}/bin/fracmfg" --version)
+if(NOT LAST_OUTPUT MATCHES "fracmfg [0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "install test: unexpected output of the installed fracmfg --version")
+endif()
+set(_moved "${WORK_DIR}/moved-prefix")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+file(COPY "${PREFIX}/" DESTINATION "${_moved}" USE_SOURCE_PERMISSIONS)
+set(_deck "${WORK_DIR}/relax.yaml")
+file(WRITE "${_deck}" "problem: fode\nfode:\n  order: 0.5\n  horizon: 1.0\n  steps: 64\n  rhs: [\"-y1\"]\n  initial: [1.0]\noutput: {file: ${WORK_DIR}/relax.h5}\n")
+run(${_plain_env} "${_moved}/bin/fracmfg" validate "${_deck}")
+run(${_plain_env} ${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${_moved}/bin/fracmfg" run "${_deck}")
+if(NOT EXISTS "${WORK_DIR}/relax.h5")
+  message(FATAL_ERROR "install test: the installed fracmfg wrote no results file")
+endif()
+
 # 1. find_package(fracmfg) from a separate CMake project.
 run(${CMAKE_COMMAND} -S "${CONSUMER_SRC}" -B "${WORK_DIR}/cmake" -DCMAKE_PREFIX_PATH=${PREFIX}
     -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/cmake")
-run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/cmake/consumer")
+run(${_plain_env} ${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/cmake/consumer")
 if(NOT LAST_OUTPUT MATCHES "consumer: 2 ranks, sum 3, fracmfg [0-9]+\\.[0-9]+\\.[0-9]+")
   message(FATAL_ERROR "install test: unexpected consumer output")
 endif()
@@ -42,7 +64,7 @@ endif()
 separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 run(${CXX} -std=c++17 "${CONSUMER_SRC}/consumer.cpp" -o "${WORK_DIR}/consumer_pc" ${pc_flags}
     "-Wl,-rpath,${PREFIX}/lib")
-run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/consumer_pc")
+run(${_plain_env} ${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/consumer_pc")
 if(NOT LAST_OUTPUT MATCHES "consumer: 2 ranks, sum 3")
   message(FATAL_ERROR "install test: unexpected output of the pkg-config build")
 endif()
@@ -52,7 +74,7 @@ endif()
 run(${CMAKE_COMMAND} -S "${EXAMPLE_SRC}" -B "${WORK_DIR}/example" -DCMAKE_PREFIX_PATH=${PREFIX}
     -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/example")
-run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/example/fode_lambda")
+run(${_plain_env} ${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 "${WORK_DIR}/example/fode_lambda")
 foreach(pattern "half 0 \\(1 rank\\(s\\)\\): a = 0.5 abm, [^\n]* ok\n"
                 "half 1 \\(1 rank\\(s\\)\\): a = 0.8 trapezoidal, [^\n]* ok\n"
                 "half 0: L1 Caputo derivative [^\n]* ok\n"
