@@ -57,6 +57,14 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a candidate that could not be
+    // close enough is skipped without the quadratic comparison (a long unknown name against
+    // the y1..yd of a large system).
+    const std::size_t gap =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (gap >= best_d || gap > std::max<std::size_t>(1, std::min(word.size(), c.size()) / 2)) {
+      continue;
+    }
     const std::size_t dist = edit_distance(word, c);
     if (dist < best_d) {
       best_d = dist;
@@ -72,6 +80,15 @@ std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
+}
+
+// "t, y1, y2, y3, y4, ..., y6000 (6001 variables)": a message stays short for a large system.
+std::string join_abbreviated(const std::vector<std::string>& words) {
+  constexpr std::size_t shown = 5;
+  if (words.size() <= 2 * shown) return join(words);
+  std::vector<std::string> head(words.begin(), words.begin() + shown);
+  return join(head) + ", ..., " + words.back() + " (" + std::to_string(words.size()) +
+         " variables)";
 }
 
 // muparser's messages end with "found at position N." (0-based); the position is reported
@@ -202,7 +219,7 @@ struct Expression::Impl {
         candidates.push_back("pi");
         candidates.push_back("e");
         message = "unknown variable " + quoted(token) + at + ": declared variables: " +
-                  (variables.empty() ? std::string("none") : join(variables));
+                  (variables.empty() ? std::string("none") : join_abbreviated(variables));
       }
       const std::string guess = closest(token, candidates);
       if (!guess.empty()) message += " (did you mean " + quoted(guess) + "?)";
