@@ -184,6 +184,20 @@ TEST(BadDecks, ListLongerThanTheReaderTakesIsRefused) {
   EXPECT_EQ(error_parsing(text), "big.yaml:2:10: unknown: list too long (more than 100000 items)");
 }
 
+TEST(BadDecks, TooManyValuesAreRefusedBeforeTheyAreBuilt) {
+  // Lists within the per-list limit, but many of them: refused by the total count.
+  std::string text = "problem: fode\n";
+  for (int k = 0; k < 6; ++k) {
+    text += "list" + std::to_string(k) + ": [0";
+    for (int i = 1; i < 99'999; ++i) text += ",0";
+    text += "]\n";
+  }
+  EXPECT_EQ(
+      error_parsing(text),
+      "big.yaml:6:199991: too many values (more than 500000 keys, values and list items in one "
+      "deck)");
+}
+
 TEST(BadDecks, NestingBeyondYamlCppsOwnLimitIsADeckError) {
   const std::string text = "problem: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
   const std::string message = error_parsing(text);
