@@ -44,6 +44,7 @@ Field fpde_schema() {
 namespace {
 constexpr double kMinTimeOrder = 1e-6;
 constexpr double kMinFirstStepDecades = 200.0;
+constexpr double kMaxStencilCoefficient = 1e300;
 }  // namespace
 
 void check_fpde(const Value& root, const std::string& file) {
@@ -75,7 +76,22 @@ void check_fpde(const Value& root, const std::string& file) {
     }
   }
   const Value& length = fpde.at("domain.length");
-  check_grid_matches_domain(fpde.at("grid.points"), length, file);
+  const Value& points = fpde.at("grid.points");
+  check_grid_matches_domain(points, length, file);
+  // The stencil's coefficients K / h^2 must be numbers the solvers can factor.
+  const bool periodic = fpde.at("domain.boundary").text == "periodic";
+  const double diffusivity = fpde.at("diffusivity").real;
+  for (std::size_t k = 0; k < length.reals.size(); ++k) {
+    const auto n = static_cast<double>(points.integers[k]);
+    const double h = length.reals[k] / (periodic ? n : n - 1.0);
+    if (!(diffusivity / (h * h) <= kMaxStencilCoefficient)) {
+      fail(file, length.item(k), item_path(length.path, k),
+           "with " + std::to_string(points.integers[k]) + " points and diffusivity " +
+               format_real(diffusivity) + ", the grid spacing " + format_real(h) +
+               " gives stencil coefficients diffusivity / spacing^2 above 1e300; expected a " +
+               "longer side, fewer points or a smaller diffusivity");
+    }
+  }
   for (const char* key : {"initial", "source", "boundary_value"}) {
     if (const Value* v = fpde.find(key)) check_no_y_in_1d(*v, length.reals.size(), file);
   }
