@@ -32,6 +32,14 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a candidate too far off to be
+    // accepted below is skipped without the quadratic comparison (a 10 MB word).
+    const std::size_t gap =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (gap >= best_d ||
+        gap > std::max<std::size_t>(1, (std::max(word.size(), c.size()) + 1) / 3)) {
+      continue;
+    }
     const std::size_t dist = edit_distance(word, c);
     if (dist < best_d) {
       best_d = dist;
@@ -102,9 +110,9 @@ std::vector<std::string> item_variables(const Field& f, const std::string& text,
     std::size_t end = i;
     while (end < text.size() && name_char(text[end])) ++end;
     // A name family + k with 1 <= k <= d, written without leading zeros.
-    const std::size_t digits = end - i - family.size();
-    if (end - i > family.size() && digits <= 19 && text.compare(i, family.size(), family) == 0 &&
-        text[i + family.size()] != '0') {
+    const std::size_t length = end - i;
+    if (length > family.size() && length - family.size() <= 19 &&
+        text.compare(i, family.size(), family) == 0 && text[i + family.size()] != '0') {
       std::size_t k = 0;
       bool number = true;
       for (std::size_t j = i + family.size(); j < end && number; ++j) {
@@ -236,6 +244,11 @@ std::string join_path(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "." + name;
 }
 
+// A key as a message shows it: an unknown key may be a long run of junk.
+std::string shown_key(const std::string& name) {
+  return name.size() > 60 ? name.substr(0, 57) + "..." : name;
+}
+
 // A scalar's tag says how it was written: "?" plain, "!" quoted, anything else an explicit
 // tag (!!str 100). Numbers and booleans must be written plainly.
 const std::string kPlain = "?";
@@ -282,9 +295,8 @@ constexpr std::size_t kMaxNumberChars = 100;
 // read by one linear scan (no regex: std::regex recurses per character).
 struct Decimal {
   bool negative = false;
-  std::string digits;         // integer and fraction digits, without the point
-  long long exponent = 0;     // value = digits * 10^exponent
-  bool has_fraction = false;  // written with a point or an exponent
+  std::string digits;      // integer and fraction digits, without the point
+  long long exponent = 0;  // value = digits * 10^exponent
 };
 
 std::optional<Decimal> parse_decimal(const std::string& text) {
@@ -300,7 +312,6 @@ std::optional<Decimal> parse_decimal(const std::string& text) {
   }
   std::size_t fraction_digits = 0;
   if (i < n && text[i] == '.') {
-    d.has_fraction = true;
     ++i;
     while (is_digit(i)) {
       d.digits += text[i++];
@@ -310,7 +321,6 @@ std::optional<Decimal> parse_decimal(const std::string& text) {
   if (integer_digits + fraction_digits == 0) return std::nullopt;
   long long exponent = 0;
   if (i < n && (text[i] == 'e' || text[i] == 'E')) {
-    d.has_fraction = true;
     ++i;
     bool negative = false;
     if (i < n && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
@@ -440,7 +450,7 @@ class Validator {
       for (auto it = doc_.begin(); it != doc_.end(); ++it) {
         if (it->first.IsScalar() && root.child(it->first.Scalar()) == nullptr) {
           const std::string& name = it->first.Scalar();
-          fail(file_, mark_of(it->first), name, unknown_key_message(root, "", name));
+          fail(file_, mark_of(it->first), shown_key(name), unknown_key_message(root, "", name));
         }
       }
       fail(file_, Position{1, 1}, "problem", missing_message(*root.child("problem")));
@@ -598,12 +608,14 @@ class Validator {
         const std::string child_path = join_path(path, name);
         const auto previous = seen.find(name);
         if (previous != seen.end()) {
-          fail(file_, kpos, child_path,
+          fail(file_, kpos, join_path(path, shown_key(name)),
                "duplicate key (first given on line " + std::to_string(previous->second.line) + ")");
         }
         seen.emplace(name, kpos);
         const Field* cf = f.child(name);
-        if (cf == nullptr) fail(file_, kpos, child_path, unknown_key_message(f, path, name));
+        if (cf == nullptr) {
+          fail(file_, kpos, join_path(path, shown_key(name)), unknown_key_message(f, path, name));
+        }
         std::string actual;
         if (!applies(*cf, &actual)) {
           fail(file_, kpos, child_path, not_applicable_message(*cf, actual));

@@ -220,6 +220,19 @@ TEST(BadDecks, LongNumberIsRefusedWithoutRecursion) {
   }
 }
 
+TEST(BadDecks, LongWordsAndKeysGiveShortMessagesPromptly) {
+  // No did-you-mean comparison of a megabyte with every candidate, and no megabyte message.
+  const std::string junk(1'000'000, 'k');
+  const std::string shown = junk.substr(0, 57) + "...";
+  EXPECT_EQ(error_parsing("problem: " + junk + "\n"),
+            "big.yaml:1:10: problem: expected one of mfg, fode, fpde; got " + shown);
+  // YAML takes keys of at most 1024 characters.
+  EXPECT_EQ(error_parsing("problem: fode\n" + junk.substr(0, 1000) + ": 1\n"),
+            "big.yaml:2:1: " + shown +
+                ": unknown key; valid top-level keys: problem, mfg, fode, fpde, execution, "
+                "output, logging, petsc");
+}
+
 TEST(BadDecks, TypoAtTheTopIsReportedBeforeTheMissingProblem) {
   EXPECT_EQ(error_parsing("problme: mfg\n"),
             "big.yaml:1:1: problme: unknown key (did you mean problem?); valid top-level keys: "
