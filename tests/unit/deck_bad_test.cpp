@@ -233,6 +233,21 @@ TEST(BadDecks, LongWordsAndKeysGiveShortMessagesPromptly) {
                 "output, logging, petsc");
 }
 
+TEST(BadDecks, BadTokenBeforeManyBlanksIsReportedPromptly) {
+  // 2 s per 10,000 blanks before the message was cut without a backtracking regex.
+  const std::string formula = "exp(-x^2) $" + std::string(9900, ' ');
+  const std::string message = error_parsing(
+      "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n  grid: {points: "
+      "[50]}\n  time: {horizon: 1.0, steps: 20}\n  diffusion: 0.05\n  coupling: {type: log}\n"
+      "  initial_density: \"" +
+      formula + "\"\n");
+  EXPECT_EQ(message.rfind("big.yaml:8:20: mfg.initial_density: syntax error at position 11 in \"" +
+                              formula + "\": unexpected token \"$",
+                          0),
+            0u)
+      << message.substr(0, 120);
+}
+
 TEST(BadDecks, TypoAtTheTopIsReportedBeforeTheMissingProblem) {
   EXPECT_EQ(error_parsing("problme: mfg\n"),
             "big.yaml:1:1: problme: unknown key (did you mean problem?); valid top-level keys: "
