@@ -873,8 +873,7 @@ class Outline : public YAML::EventHandler {
       if (top.expect_key) {
         const bool known = key != nullptr && top.field != nullptr && top.field->is_section();
         top.value_field = known ? top.field->child(*key) : nullptr;
-        top.value_path =
-            key != nullptr ? (top.path.empty() ? *key : top.path + "." + *key) : top.path;
+        top.value_path = key != nullptr ? join_path(top.path, shown_key(*key)) : top.path;
       }
       top.expect_key = !top.expect_key;
       return;
