@@ -6,9 +6,9 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "core/text.hpp"
 
@@ -37,6 +37,9 @@ double fn_fmod(double a, double b) {
 double fn_pow(double a, double b) {
   return std::pow(a, b);
 }
+double fn_gamma(double v) {
+  return std::tgamma(v);
+}
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kE = 2.71828182845904523536;
@@ -54,6 +57,14 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a candidate that could not be
+    // close enough is skipped without the quadratic comparison (a long unknown name against
+    // the y1..yd of a large system).
+    const std::size_t gap =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (gap >= best_d || gap > std::max<std::size_t>(1, std::min(word.size(), c.size()) / 2)) {
+      continue;
+    }
     const std::size_t dist = edit_distance(word, c);
     if (dist < best_d) {
       best_d = dist;
@@ -71,11 +82,43 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
+// "t, y1, y2, y3, y4, ..., y6000 (6001 variables)": a message stays short for a large system.
+std::string join_abbreviated(const std::vector<std::string>& words) {
+  constexpr std::size_t shown = 5;
+  if (words.size() <= 2 * shown) return join(words);
+  std::vector<std::string> head(words.begin(), words.begin() + shown);
+  return join(head) + ", ..., " + words.back() + " (" + std::to_string(words.size()) +
+         " variables)";
+}
+
 // muparser's messages end with "found at position N." (0-based); the position is reported
-// separately (1-based), so drop it from the text.
+// separately (1-based), so drop it from the text. One linear scan: a regex with \s*
+// backtracks over a long run of blanks (muparser quotes the token, which may be a
+// formula's trailing blanks).
 std::string reason_of(const std::string& msg) {
-  static const std::regex position_suffix(R"(\s*(found\s+)?at position -?\d+)");
-  std::string r = std::regex_replace(msg, position_suffix, "");
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const std::string phrase = "at position ";
+  std::string r;
+  std::size_t i = 0;  // msg[0, i) is dealt with
+  for (std::size_t at = msg.find(phrase); at != std::string::npos; at = msg.find(phrase, at + 1)) {
+    std::size_t end = at + phrase.size();
+    if (end < msg.size() && msg[end] == '-') ++end;
+    const std::size_t number = end;
+    while (end < msg.size() && digit(msg[end])) ++end;
+    if (end == number) continue;
+    // The blanks before the phrase, and "found" with its blanks, go with it.
+    std::size_t start = at;
+    while (start > i && space(msg[start - 1])) --start;
+    if (start < at && start >= i + 5 && msg.compare(start - 5, 5, "found") == 0) {
+      start -= 5;
+      while (start > i && space(msg[start - 1])) --start;
+    }
+    r.append(msg, i, start - i);
+    i = end;
+    at = end - 1;
+  }
+  r.append(msg, i, std::string::npos);
   while (!r.empty() && (r.back() == '.' || r.back() == '!' || r.back() == ' ')) r.pop_back();
   if (!r.empty()) r[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(r[0])));
   return r;
@@ -115,7 +158,9 @@ struct Expression::Impl {
   }
 
   void check_variables() {
-    const auto functions = all_function_names();
+    const auto names = all_function_names();
+    const std::unordered_set<std::string> functions(names.begin(), names.end());
+    std::unordered_set<std::string> seen;
     for (std::size_t k = 0; k < variables.size(); ++k) {
       const auto& v = variables[k];
       auto bad = [&](const std::string& why) {
@@ -124,13 +169,8 @@ struct Expression::Impl {
       };
       if (!is_name(v)) bad("names are letters, digits and _, starting with a letter or _");
       if (v == "pi" || v == "e" || v == "_pi" || v == "_e") bad("it is a constant");
-      if (std::find(functions.begin(), functions.end(), v) != functions.end()) {
-        bad("it is a function");
-      }
-      if (std::find(variables.begin(), variables.begin() + static_cast<std::ptrdiff_t>(k), v) !=
-          variables.begin() + static_cast<std::ptrdiff_t>(k)) {
-        bad("declared twice");
-      }
+      if (functions.count(v) > 0) bad("it is a function");
+      if (!seen.insert(v).second) bad("declared twice");
     }
   }
 
@@ -179,7 +219,7 @@ struct Expression::Impl {
         candidates.push_back("pi");
         candidates.push_back("e");
         message = "unknown variable " + quoted(token) + at + ": declared variables: " +
-                  (variables.empty() ? std::string("none") : join(variables));
+                  (variables.empty() ? std::string("none") : join_abbreviated(variables));
       }
       const std::string guess = closest(token, candidates);
       if (!guess.empty()) message += " (did you mean " + quoted(guess) + "?)";
@@ -202,6 +242,7 @@ struct Expression::Impl {
       parser.DefineFun("erfc", fn_erfc);
       parser.DefineFun("fmod", fn_fmod);
       parser.DefineFun("pow", fn_pow);
+      parser.DefineFun("gamma", fn_gamma);
       for (std::size_t k = 0; k < variables.size(); ++k) {
         parser.DefineVar(variables[k], &values[k]);
       }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "io/config_fill.hpp"
+#include "io/deck_validate.hpp"
 
 namespace fracmfg::io {
 
@@ -309,9 +310,10 @@ FodeConfig fode_config(const Value& root) {
   r.integer("newton.max_iterations", c.newton.max_iterations);
   r.word("newton.jacobian", kJacobian, c.newton.jacobian);
   const Value& rhs = fode.at("rhs");
-  const auto variables = rhs.field->variables_for(rhs.texts.size());
   c.rhs.clear();
-  for (const auto& text : rhs.texts) c.rhs.push_back(ExpressionSpec{text, variables});
+  for (const auto& text : rhs.texts) {
+    c.rhs.push_back(ExpressionSpec{text, item_variables(*rhs.field, text, rhs.texts.size())});
+  }
   r.reals("initial", c.initial);
   r.reals("initial_derivative", c.initial_derivative);
   return c;

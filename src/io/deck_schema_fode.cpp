@@ -5,10 +5,14 @@ namespace fracmfg::io::detail {
 
 using namespace schema;
 
+// The most components a deck's system may have: as many items as any list in a deck (the
+// reader refuses longer lists before storing them).
+constexpr std::size_t kMaxComponents = 100000;
+
 // clang-format off
 Field fode_schema() {
   return section("fode", "Fractional ODE system D^a y_i = f_i(t, y1..yd), i = 1..d (Caputo), on [0, T].", {
-    reals("order", 1, 0, "orders a in (0, 2): one for all components or one per component").greater_than(0).less_than(2).required(),
+    reals("order", 1, kMaxComponents, "orders a in (0, 2): one for all components or one per component").greater_than(0).less_than(2).required(),
     real("horizon", "final time T").greater_than(0).required(),
     integer("steps", "number of time steps").at_least(1).required(),
     choice("method", {"abm", "trapezoidal"}, "abm: Adams-Bashforth-Moulton predictor-corrector; trapezoidal: implicit, by Newton").def("abm"),
@@ -19,9 +23,9 @@ Field fode_schema() {
       integer("max_iterations", "iteration limit per step").at_least(1).def(20),
       choice("jacobian", {"finite_difference"}, "how the Jacobian of f is formed").def("finite_difference"),
     }).only_when("fode.method", {"trapezoidal"}),
-    expressions("rhs", {"t"}, "y", 1, 0, "right-hand sides f_i, one per component; their count is d").required(),
-    reals("initial", 1, 0, "y(0), one value per component").required(),
-    reals("initial_derivative", 1, 0, "y'(0), one value per component").optional("required when some order > 1"),
+    expressions("rhs", {"t"}, "y", 1, kMaxComponents, "right-hand sides f_i, one per component; their count is d").required(),
+    reals("initial", 1, kMaxComponents, "y(0), one value per component").required(),
+    reals("initial_derivative", 1, kMaxComponents, "y'(0), one value per component").optional("required when some order > 1"),
   });
 }
 // clang-format on

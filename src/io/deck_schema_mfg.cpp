@@ -1,4 +1,5 @@
 // The `mfg` section: a mean field game (backward HJB, forward Fokker-Planck, fixed point).
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -46,8 +47,8 @@ Field mfg_schema() {
     }),
     section("fokker_planck", "Discretisation of the forward equation.", {
       choice("method", {"fdm", "particles"}, "fdm: adjoint of the linearised HJB (exact mass); particles: kernel density estimate").def("fdm"),
-      integer("particles", "number of particles over all ranks").at_least(1).wide().def(100000).only_when("mfg.fokker_planck.method", {"particles"}),
-      real("bandwidth", "kernel density bandwidth; 0: Silverman's rule").at_least(0).def(0.0).only_when("mfg.fokker_planck.method", {"particles"}),
+      integer("particles", "number of particles over all ranks (the density sums 2^32 per particle in 64 bits)").at_least(1).at_most(2147483647).wide().def(100000).only_when("mfg.fokker_planck.method", {"particles"}),
+      real("bandwidth", "kernel density bandwidth; 0: Silverman's rule; at most 1e7 grid spacings").at_least(0).def(0.0).only_when("mfg.fokker_planck.method", {"particles"}),
       integer("seed", "seed of the counter-based random numbers").at_least(0).wide().def(1).only_when("mfg.fokker_planck.method", {"particles"}),
     }),
     section("iteration", "Fixed-point iteration between the two equations.", {
@@ -63,6 +64,8 @@ Field mfg_schema() {
 // clang-format on
 
 namespace {
+
+constexpr double kMaxBandwidthSpacings = 1e7;
 
 std::string point_text(const std::vector<double>& p) {
   std::ostringstream os;
@@ -112,6 +115,22 @@ void check_mfg(const Value& root, const std::string& file) {
   for (const char* key : {"hamiltonian.control_cost", "coupling.potential", "initial_density",
                           "terminal_cost", "sources.hjb", "sources.fp"}) {
     check_no_y_in_1d(mfg.at(key), dim, file);
+  }
+
+  // The kernel density estimate spans 2 bandwidth / spacing + 1 grid offsets; the kernels
+  // take at most 1e7 spacings.
+  if (const Value* bandwidth = mfg.find("fokker_planck.bandwidth")) {
+    const Value& points = mfg.at("grid.points");
+    double spacing = length.reals[0] / static_cast<double>(points.integers[0]);
+    for (std::size_t a = 1; a < dim; ++a) {
+      spacing = std::min(spacing, length.reals[a] / static_cast<double>(points.integers[a]));
+    }
+    const double most = kMaxBandwidthSpacings * spacing;
+    if (bandwidth->real > most) {
+      fail(file, bandwidth->pos, bandwidth->path,
+           "expected a real number in [0, " + format_real(most) + "] (1e7 grid spacings of " +
+               format_real(spacing) + "), got " + format_real(bandwidth->real));
+    }
   }
 
   // Formulas with a sign condition: checked on a sample of the domain, so a wrong sign or a

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +13,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -32,6 +32,14 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a candidate too far off to be
+    // accepted below is skipped without the quadratic comparison (a 10 MB word).
+    const std::size_t gap =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (gap >= best_d ||
+        gap > std::max<std::size_t>(1, (std::max(word.size(), c.size()) + 1) / 3)) {
+      continue;
+    }
     const std::size_t dist = edit_distance(word, c);
     if (dist < best_d) {
       best_d = dist;
@@ -84,6 +92,43 @@ const Value& Value::at(std::string_view dotted) const {
   return *v;
 }
 
+// A list of d formulas of d + 1 variables costs O(total length) to check this way, where
+// compiling each with all d + 1 variables costs O(d^2) or more.
+std::vector<std::string> item_variables(const Field& f, const std::string& text, std::size_t d) {
+  const std::string& family = f.indexed_variable();
+  if (family.empty()) return f.variables_for(d);
+  std::vector<std::string> out = f.variables();
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  std::vector<std::size_t> indices;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!name_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && name_char(text[end])) ++end;
+    // A name family + k with 1 <= k <= d, written without leading zeros.
+    const std::size_t length = end - i;
+    if (length > family.size() && length - family.size() <= 19 &&
+        text.compare(i, family.size(), family) == 0 && text[i + family.size()] != '0') {
+      std::size_t k = 0;
+      bool number = true;
+      for (std::size_t j = i + family.size(); j < end && number; ++j) {
+        number = std::isdigit(static_cast<unsigned char>(text[j])) != 0;
+        k = k * 10 + static_cast<std::size_t>(text[j] - '0');
+      }
+      if (number && k >= 1 && k <= d) indices.push_back(k);
+    }
+    i = end;
+  }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  for (const std::size_t k : indices) out.push_back(family + std::to_string(k));
+  return out;
+}
+
 namespace {
 
 // --- text checks before YAML sees the text -------------------------------------------
@@ -132,7 +177,7 @@ std::size_t utf8_length(const std::string& s, std::size_t i) {
   return n;
 }
 
-void check_text(const std::string& text, const std::string& file) {
+void check_encoding(const std::string& text, const std::string& file) {
   for (std::size_t i = 0; i < text.size();) {
     if (text[i] == '\0') {
       fail(file, position_at(text, i), "",
@@ -147,17 +192,41 @@ void check_text(const std::string& text, const std::string& file) {
     }
     i += n;
   }
-  // YAML indents with spaces only; yaml-cpp's own message for a tab is obscure.
+}
+
+// The one step for line endings: CRLF becomes LF; a carriage return on its own is refused.
+// yaml-cpp ends a comment at LF only, so "# note\r  key: value" would hide the key, and a
+// file with CR line endings would read as one comment line.
+std::string normalise_line_endings(const std::string& text, const std::string& file) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+    } else if (i + 1 >= text.size() || text[i + 1] != '\n') {
+      fail(file, position_at(text, i), "",
+           "carriage return without a line feed; save the deck with LF (or CRLF) line endings");
+    }
+  }
+  return out;
+}
+
+// YAML indents with spaces only; yaml-cpp's own message for a tab is obscure.
+void check_indentation(const std::string& text, const std::string& file) {
   std::size_t line_start = 0;
   while (line_start < text.size()) {
     std::size_t end = text.find('\n', line_start);
     if (end == std::string::npos) end = text.size();
     const std::size_t first = text.find_first_not_of(" \t", line_start);
-    const bool blank = first >= end || text[first] == '#' || text[first] == '\r';
+    const bool blank = first >= end || text[first] == '#';
     if (!blank) {
-      const std::size_t tab = text.find('\t', line_start);
-      if (tab < first) {
-        fail(file, position_at(text, tab), "",
+      // Only the indentation is searched: a search to the end of the text would make the
+      // check quadratic in the number of lines.
+      const auto indent_end = text.begin() + static_cast<std::ptrdiff_t>(first);
+      const auto tab =
+          std::find(text.begin() + static_cast<std::ptrdiff_t>(line_start), indent_end, '\t');
+      if (tab != indent_end) {
+        fail(file, position_at(text, static_cast<std::size_t>(tab - text.begin())), "",
              "tab character in indentation; YAML indents with spaces only");
       }
     }
@@ -175,13 +244,31 @@ std::string join_path(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "." + name;
 }
 
-bool is_quoted(const YAML::Node& node) {
-  return node.Tag() == "!";
+// A key as a message shows it: an unknown key may be a long run of junk.
+std::string shown_key(const std::string& name) {
+  return name.size() > 60 ? name.substr(0, 57) + "..." : name;
 }
 
-std::string got_text(const std::string& text, bool quoted) {
+// A scalar's tag says how it was written: "?" plain, "!" quoted, anything else an explicit
+// tag (!!str 100). Numbers and booleans must be written plainly.
+const std::string kPlain = "?";
+
+bool is_plain(const std::string& tag) {
+  return tag == kPlain;
+}
+
+std::string got_text(const std::string& text, const std::string& tag) {
   std::string shown = text.size() > 60 ? text.substr(0, 57) + "..." : text;
-  if (quoted) return "\"" + shown + "\" (a quoted string)";
+  if (tag == "!") return "\"" + shown + "\" (a quoted string)";
+  if (!is_plain(tag)) {
+    const std::string standard = "tag:yaml.org,2002:";
+    std::string short_tag = tag;
+    if (short_tag.compare(0, standard.size(), standard) == 0) {
+      short_tag = "!!" + short_tag.substr(standard.size());
+    }
+    if (short_tag.size() > 30) short_tag = short_tag.substr(0, 27) + "...";
+    return short_tag + " " + shown + " (a tagged value)";
+  }
   return shown;
 }
 
@@ -189,7 +276,7 @@ std::string describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
-  return got_text(node.Scalar(), is_quoted(node));
+  return got_text(node.Scalar(), node.Tag());
 }
 
 bool in_range(const Field& f, double v) {
@@ -200,31 +287,91 @@ bool in_range(const Field& f, double v) {
 
 // --- scalar conversions: each returns "" on success or the message after "key: " -----
 
-const std::regex& integer_syntax() {
-  static const std::regex re(R"([+-]?[0-9]+)");
-  return re;
+// Longest number text read: a double needs 17 significant digits, so anything much longer
+// is a mistake, and a bound keeps the conversion cheap on any input.
+constexpr std::size_t kMaxNumberChars = 100;
+
+// A decimal number as written: [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?,
+// read by one linear scan (no regex: std::regex recurses per character).
+struct Decimal {
+  bool negative = false;
+  std::string digits;      // integer and fraction digits, without the point
+  long long exponent = 0;  // value = digits * 10^exponent
+};
+
+std::optional<Decimal> parse_decimal(const std::string& text) {
+  Decimal d;
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  const auto is_digit = [&](std::size_t k) { return k < n && text[k] >= '0' && text[k] <= '9'; };
+  if (i < n && (text[i] == '+' || text[i] == '-')) d.negative = text[i++] == '-';
+  std::size_t integer_digits = 0;
+  while (is_digit(i)) {
+    d.digits += text[i++];
+    ++integer_digits;
+  }
+  std::size_t fraction_digits = 0;
+  if (i < n && text[i] == '.') {
+    ++i;
+    while (is_digit(i)) {
+      d.digits += text[i++];
+      ++fraction_digits;
+    }
+  }
+  if (integer_digits + fraction_digits == 0) return std::nullopt;
+  long long exponent = 0;
+  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool negative = false;
+    if (i < n && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+    if (!is_digit(i)) return std::nullopt;
+    while (is_digit(i)) {
+      exponent = std::min<long long>(exponent * 10 + (text[i++] - '0'), 1000000);
+    }
+    if (negative) exponent = -exponent;
+  }
+  if (i != n) return std::nullopt;
+  d.exponent = exponent - static_cast<long long>(fraction_digits);
+  return d;
 }
 
-const std::regex& real_syntax() {
-  static const std::regex re(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
-  return re;
+std::string too_long(const std::string& expected, const std::string& text) {
+  return expected + got_text(text, kPlain) + " (a number of " + std::to_string(text.size()) +
+         " characters; at most " + std::to_string(kMaxNumberChars) + ")";
 }
 
-std::string to_integer(const Field& f, const std::string& text, bool quoted, long long& out) {
+std::string to_integer(const Field& f, const std::string& text, const std::string& tag,
+                       long long& out) {
   const std::string expected = "expected " + f.item_expectation() + ", got ";
-  if (quoted) return expected + got_text(text, true);
-  if (std::regex_match(text, integer_syntax())) {
-    errno = 0;
-    out = std::strtoll(text.c_str(), nullptr, 10);
-    if (errno == ERANGE) return expected + text + " (too large)";
-  } else if (std::regex_match(text, real_syntax())) {
-    // 1e5 or 2.0 are whole numbers too.
-    const double v = std::strtod(text.c_str(), nullptr);
-    if (!std::isfinite(v) || v != std::floor(v)) return expected + text;
-    if (std::abs(v) > 9.0e18) return expected + text + " (too large)";
-    out = static_cast<long long>(v);
+  if (!is_plain(tag)) return expected + got_text(text, tag);
+  if (text.size() > kMaxNumberChars) return too_long(expected, text);
+  const std::optional<Decimal> d = parse_decimal(text);
+  if (!d) return expected + got_text(text, kPlain);
+  // 1e5 or 2.0 are whole numbers too, but only when written exactly: digits * 10^exponent
+  // with no fraction left (0.99999999999999999999 is not 1).
+  std::string digits = d->digits;
+  long long exponent = d->exponent;
+  while (!digits.empty() && digits.back() == '0' && exponent < 0) {
+    digits.pop_back();
+    ++exponent;
+  }
+  const std::size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) {
+    out = 0;
   } else {
-    return expected + got_text(text, false);
+    if (exponent < 0) return expected + text;
+    if (static_cast<long long>(digits.size() - first) + exponent > 19) {
+      return expected + text + " (too large)";
+    }
+    unsigned long long magnitude = 0;
+    for (std::size_t k = first; k < digits.size(); ++k) {
+      magnitude = magnitude * 10 + static_cast<unsigned>(digits[k] - '0');
+    }
+    for (long long k = 0; k < exponent; ++k) magnitude *= 10;  // at most 19 digits: no wrap
+    if (magnitude > static_cast<unsigned long long>(LLONG_MAX)) {
+      return expected + text + " (too large)";
+    }
+    out = d->negative ? -static_cast<long long>(magnitude) : static_cast<long long>(magnitude);
   }
   if (!in_range(f, static_cast<double>(out))) return expected + text;
   if (!f.is_wide() && (out > INT_MAX || out < INT_MIN)) {
@@ -233,20 +380,22 @@ std::string to_integer(const Field& f, const std::string& text, bool quoted, lon
   return "";
 }
 
-std::string to_real(const Field& f, const std::string& text, bool quoted, double& out) {
+std::string to_real(const Field& f, const std::string& text, const std::string& tag, double& out) {
   const std::string expected = "expected " + f.item_expectation() + ", got ";
-  if (quoted || !std::regex_match(text, real_syntax())) return expected + got_text(text, quoted);
+  if (!is_plain(tag)) return expected + got_text(text, tag);
+  if (text.size() > kMaxNumberChars) return too_long(expected, text);
+  if (!parse_decimal(text)) return expected + got_text(text, kPlain);
   out = std::strtod(text.c_str(), nullptr);
   if (!std::isfinite(out)) return expected + text + " (beyond the range of double)";
   if (!in_range(f, out)) return expected + text;
   return "";
 }
 
-std::string to_boolean(const Field& f, const std::string& text, bool quoted, bool& out) {
+std::string to_boolean(const Field& f, const std::string& text, const std::string& tag, bool& out) {
   static const char* const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
   static const char* const no[] = {"false", "False", "FALSE", "no", "No",
                                    "NO",    "off",   "Off",   "OFF"};
-  if (!quoted) {
+  if (is_plain(tag)) {
     for (const char* w : yes) {
       if (text == w) {
         out = true;
@@ -260,16 +409,17 @@ std::string to_boolean(const Field& f, const std::string& text, bool quoted, boo
       }
     }
   }
-  return "expected " + f.expectation() + ", got " + got_text(text, quoted);
+  return "expected " + f.expectation() + ", got " + got_text(text, tag);
 }
 
-std::string to_word(const Field& f, const std::string& text, bool quoted, std::string& out) {
+std::string to_word(const Field& f, const std::string& text, const std::string& tag,
+                    std::string& out) {
   const auto& words = f.words();
   if (std::find(words.begin(), words.end(), text) != words.end()) {
     out = text;
     return "";
   }
-  std::string message = "expected one of " + join_words(words) + "; got " + got_text(text, quoted);
+  std::string message = "expected one of " + join_words(words) + "; got " + got_text(text, tag);
   const std::string guess = closest_match(text, words);
   if (!guess.empty()) message += " (did you mean " + guess + "?)";
   return message;
@@ -296,6 +446,13 @@ class Validator {
     const Field& root = deck_schema();
     // `problem` first: it decides which problem section the deck must have.
     if (!find_key(doc_, "problem").first.IsDefined()) {
+      // A misspelt key is the likely reason, and the more useful message.
+      for (auto it = doc_.begin(); it != doc_.end(); ++it) {
+        if (it->first.IsScalar() && root.child(it->first.Scalar()) == nullptr) {
+          const std::string& name = it->first.Scalar();
+          fail(file_, mark_of(it->first), shown_key(name), unknown_key_message(root, "", name));
+        }
+      }
       fail(file_, Position{1, 1}, "problem", missing_message(*root.child("problem")));
     }
     Value v = section(doc_, root, "", Position{1, 1}, true);
@@ -451,12 +608,14 @@ class Validator {
         const std::string child_path = join_path(path, name);
         const auto previous = seen.find(name);
         if (previous != seen.end()) {
-          fail(file_, kpos, child_path,
+          fail(file_, kpos, join_path(path, shown_key(name)),
                "duplicate key (first given on line " + std::to_string(previous->second.line) + ")");
         }
         seen.emplace(name, kpos);
         const Field* cf = f.child(name);
-        if (cf == nullptr) fail(file_, kpos, child_path, unknown_key_message(f, path, name));
+        if (cf == nullptr) {
+          fail(file_, kpos, join_path(path, shown_key(name)), unknown_key_message(f, path, name));
+        }
         std::string actual;
         if (!applies(*cf, &actual)) {
           fail(file_, kpos, child_path, not_applicable_message(*cf, actual));
@@ -512,18 +671,19 @@ class Validator {
     if (!node.IsScalar()) {
       fail(file_, v.pos, path, "expected " + f.expectation() + ", got " + describe(node));
     }
-    const std::string message = scalar(f, node.Scalar(), is_quoted(node), v);
+    const std::string message = scalar(f, node.Scalar(), node.Tag(), v);
     if (!message.empty()) fail(file_, v.pos, path, message);
     return v;
   }
 
-  static std::string scalar(const Field& f, const std::string& text, bool quoted, Value& v) {
+  static std::string scalar(const Field& f, const std::string& text, const std::string& tag,
+                            Value& v) {
     switch (f.kind()) {
-      case FieldKind::integer: return to_integer(f, text, quoted, v.integer);
-      case FieldKind::real: return to_real(f, text, quoted, v.real);
-      case FieldKind::boolean: return to_boolean(f, text, quoted, v.boolean);
+      case FieldKind::integer: return to_integer(f, text, tag, v.integer);
+      case FieldKind::real: return to_real(f, text, tag, v.real);
+      case FieldKind::boolean: return to_boolean(f, text, tag, v.boolean);
       case FieldKind::string: v.text = text; return "";
-      case FieldKind::enumeration: return to_word(f, text, quoted, v.text);
+      case FieldKind::enumeration: return to_word(f, text, tag, v.text);
       case FieldKind::expression: return to_expression(text, f.variables(), v.text);
       default: throw std::logic_error("deck: scalar() on a list or section");
     }
@@ -557,19 +717,21 @@ class Validator {
       switch (f.kind()) {
         case FieldKind::integer_list: {
           long long x = 0;
-          message = to_integer(f, text, is_quoted(item), x);
+          message = to_integer(f, text, item.Tag(), x);
           v.integers.push_back(x);
           break;
         }
         case FieldKind::real_list: {
           double x = 0.0;
-          message = to_real(f, text, is_quoted(item), x);
+          message = to_real(f, text, item.Tag(), x);
           v.reals.push_back(x);
           break;
         }
         default: {
           std::string x;
-          message = to_expression(text, variables, x);
+          message = to_expression(text, item_variables(f, text, n), x);
+          // On an error, compile with every variable: the message lists them all.
+          if (!message.empty()) message = to_expression(text, variables, x);
           v.texts.push_back(x);
         }
       }
@@ -586,7 +748,7 @@ class Validator {
     v.key_pos = at;
     v.pos = at;
     if (f.is_list()) throw std::logic_error("schema: list defaults are not supported: " + path);
-    const std::string message = scalar(f, f.default_value(), false, v);
+    const std::string message = scalar(f, f.default_value(), kPlain, v);
     if (!message.empty()) {
       throw std::logic_error("schema: bad default for " + path + ": " + message);
     }
@@ -602,25 +764,140 @@ class Validator {
 
 namespace {
 
-// Counts the documents of a YAML stream, without building nodes. yaml-cpp 0.7's LoadAll()
-// never ends on a document that starts with a stray ',' (jbeder/yaml-cpp#1040): the parser
-// reports an empty document at the same place again and again. Seeing a document start
-// where the previous one started means the parser is stuck there.
-class DocumentStarts : public YAML::EventHandler {
+// Limits checked on the event stream, before yaml-cpp builds a node: the cost of a node
+// tree grows with the number of items (about 600 bytes each), and yaml-cpp's own recursion
+// limit only says "bad file".
+constexpr std::size_t kMaxNesting = 32;        // mappings and lists inside each other
+constexpr std::size_t kMaxListItems = 100000;  // items of a list the schema does not bound
+// Nodes (keys, values, list items) of a document: the largest deck, a fode system of 100000
+// components, has about 400000.
+constexpr std::size_t kMaxNodes = 500000;
+constexpr std::size_t kListSlack = 1000;  // beyond a bounded list's maximum
+
+Position position_of(const YAML::Mark& m);
+
+// Walks the events of a YAML stream without building nodes: counts the documents, and
+// refuses deep nesting and lists longer than their key allows (the schema's maximum length,
+// else kMaxListItems) as soon as the parser reaches them. yaml-cpp 0.7's LoadAll() never
+// ends on a document that starts with a stray ',' (jbeder/yaml-cpp#1040): the parser reports
+// an empty document at the same place again and again. Seeing a document start where the
+// previous one started means the parser is stuck there.
+class Outline : public YAML::EventHandler {
  public:
+  explicit Outline(std::string file) : file_(std::move(file)) {}
+
   std::vector<YAML::Mark> starts;
-  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    starts.push_back(mark);
+    stack_.clear();
+    nodes_ = 0;
+  }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    count(mark);
+    node_done(nullptr);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    count(mark);
+    node_done(nullptr);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    count(mark);
+    node_done(&value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    open(mark, false);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    open(mark, true);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    bool is_map = false;
+    const Field* field = nullptr;  // the schema field of this node, if known
+    std::string path;
+    YAML::Mark mark;
+    bool expect_key = true;              // maps: the next node is a key
+    const Field* value_field = nullptr;  // maps: the field of the key just read
+    std::string value_path;
+    std::size_t items = 0;  // lists
+  };
+
+  void count(const YAML::Mark& mark) {
+    if (++nodes_ > kMaxNodes) {
+      fail(file_, position_of(mark), "",
+           "too many values (more than " + std::to_string(kMaxNodes) +
+               " keys, values and list items in one deck)");
+    }
+  }
+
+  void open(const YAML::Mark& mark, bool is_map) {
+    count(mark);
+    Frame frame;
+    frame.is_map = is_map;
+    frame.mark = mark;
+    if (stack_.empty()) {
+      frame.field = &deck_schema();
+    } else if (stack_.back().is_map && !stack_.back().expect_key) {
+      frame.field = stack_.back().value_field;
+      frame.path = stack_.back().value_path;
+    } else if (!stack_.back().is_map) {
+      frame.path = item_path(stack_.back().path, stack_.back().items);
+    }
+    if (stack_.size() >= kMaxNesting) {
+      fail(file_, position_of(mark), frame.path,
+           "nested too deeply (at most " + std::to_string(kMaxNesting) +
+               " levels of mappings and lists)");
+    }
+    stack_.push_back(std::move(frame));
+  }
+
+  void close() {
+    if (stack_.empty()) return;
+    stack_.pop_back();
+    node_done(nullptr);
+  }
+
+  // A node ended inside the innermost mapping or list; `key` is its text if it is a scalar.
+  void node_done(const std::string* key) {
+    if (stack_.empty()) return;
+    Frame& top = stack_.back();
+    if (top.is_map) {
+      if (top.expect_key) {
+        const bool known = key != nullptr && top.field != nullptr && top.field->is_section();
+        top.value_field = known ? top.field->child(*key) : nullptr;
+        top.value_path = key != nullptr ? join_path(top.path, shown_key(*key)) : top.path;
+      }
+      top.expect_key = !top.expect_key;
+      return;
+    }
+    ++top.items;
+    const Field* f = top.field;
+    if (f != nullptr && f->is_list() && f->max_length() > 0) {
+      // A few items too many are left to the validator, which reports the count and keeps
+      // the order of errors; far too many are refused here.
+      const std::size_t limit = f->max_length() + kListSlack;
+      if (top.items > limit) {
+        fail(
+            file_, position_of(top.mark), top.path,
+            "expected " + f->expectation() + ", got more than " + std::to_string(limit) + " items");
+      }
+    } else if (top.items > kMaxListItems) {
+      fail(file_, position_of(top.mark), top.path,
+           "list too long (more than " + std::to_string(kMaxListItems) + " items)");
+    }
+  }
+
+  std::string file_;
+  std::vector<Frame> stack_;
+  std::size_t nodes_ = 0;
 };
 
 Position position_of(const YAML::Mark& m) {
@@ -634,7 +911,7 @@ Position position_of(const YAML::Mark& m) {
 
 // Parses the one document of a deck; more than one is an error.
 YAML::Node parse_one_document(const std::string& text, const std::string& file) {
-  DocumentStarts documents;
+  Outline documents(file);
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);
@@ -662,8 +939,10 @@ YAML::Node parse_one_document(const std::string& text, const std::string& file) 
 
 }  // namespace
 
-Value validate_deck(const std::string& text, const std::string& file) {
-  check_text(text, file);
+Value validate_deck(const std::string& deck_text, const std::string& file) {
+  check_encoding(deck_text, file);
+  const std::string text = normalise_line_endings(deck_text, file);
+  check_indentation(text, file);
   const YAML::Node doc = parse_one_document(text, file);
   if (!doc.IsDefined() || doc.IsNull()) {
     fail(file, Position{1, 1}, "", "deck is empty (expected at least problem: mfg, fode or fpde)");

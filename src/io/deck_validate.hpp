@@ -12,6 +12,12 @@ namespace fracmfg::io::detail {
 /// defaults filled in, cross-field checks done).
 Value validate_deck(const std::string& text, const std::string& file);
 
+/// The variables of item `text` of an expression list of `length` items: for a list with an
+/// indexed family (y1..yd), the fixed variables and the members of the family the text names
+/// (in index order), else all of the field's variables. Cost: linear in the text's length.
+std::vector<std::string> item_variables(const Field& f, const std::string& text,
+                                        std::size_t length);
+
 /// Edit distance (insertions, deletions, substitutions, adjacent transpositions).
 std::size_t edit_distance(const std::string& a, const std::string& b);
 /// The candidate closest to `word`, or "" when none is close enough to be a likely typo.

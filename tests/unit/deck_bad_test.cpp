@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -150,4 +151,133 @@ TEST(BadDecks, FromStringUsesTheGivenName) {
     EXPECT_EQ(std::string(e.what()),
               "inline.yaml:2:1: mfg.domain: missing required section (with length, boundary)");
   }
+}
+
+// Inputs too large to keep as files, built here.
+
+std::string error_parsing(const std::string& text) {
+  try {
+    Deck::from_string(text, "big.yaml");
+  } catch (const DeckError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a DeckError: ") + e.what();
+  }
+  return "no error";
+}
+
+TEST(BadDecks, HugeListIsRefusedBeforeItsNodesAreBuilt) {
+  // 5 million items: about 3 GB as yaml-cpp nodes; refused after 1002.
+  std::string text = "problem: mfg\nmfg:\n  grid:\n    points: [3";
+  text.reserve(text.size() + 15'000'000);
+  for (int i = 1; i < 5'000'000; ++i) text += ", 3";
+  text += "]\n";
+  EXPECT_EQ(error_parsing(text),
+            "big.yaml:4:13: mfg.grid.points: expected a list of 1 or 2 integers >= 3, got more "
+            "than 1002 items");
+}
+
+TEST(BadDecks, ListLongerThanTheReaderTakesIsRefused) {
+  std::string text = "problem: fode\nunknown: [0";
+  for (int i = 0; i < 100'000; ++i) text += ",0";
+  text += "]\n";
+  EXPECT_EQ(error_parsing(text), "big.yaml:2:10: unknown: list too long (more than 100000 items)");
+}
+
+TEST(BadDecks, TooManyValuesAreRefusedBeforeTheyAreBuilt) {
+  // Lists within the per-list limit, but many of them: refused by the total count.
+  std::string text = "problem: fode\n";
+  for (int k = 0; k < 6; ++k) {
+    text += "list" + std::to_string(k) + ": [0";
+    for (int i = 1; i < 99'999; ++i) text += ",0";
+    text += "]\n";
+  }
+  EXPECT_EQ(
+      error_parsing(text),
+      "big.yaml:6:199991: too many values (more than 500000 keys, values and list items in one "
+      "deck)");
+}
+
+TEST(BadDecks, NestingBeyondYamlCppsOwnLimitIsADeckError) {
+  const std::string text = "problem: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+  const std::string message = error_parsing(text);
+  EXPECT_NE(message.find("big.yaml:1:41: problem[0]"), std::string::npos) << message;
+  EXPECT_NE(message.find(": nested too deeply (at most 32 levels of mappings and lists)"),
+            std::string::npos)
+      << message;
+}
+
+TEST(BadDecks, LongNumberIsRefusedWithoutRecursion) {
+  // std::regex recursed per character and overflowed the stack at about 28,000 digits.
+  const std::string digits = std::string(100'000, '0') + "5";
+  for (const char* key : {"steps", "horizon"}) {
+    const std::string text = "problem: fode\nfode:\n  " + std::string(key) + ": " + digits + "\n";
+    EXPECT_EQ(
+        error_parsing(text),
+        "big.yaml:3:" + std::to_string(std::strlen(key) + 5) + ": fode." + key + ": expected " +
+            (std::string(key) == "steps" ? "a positive integer" : "a real number > 0") + ", got " +
+            digits.substr(0, 57) + "... (a number of 100001 characters; at most 100)");
+  }
+}
+
+TEST(BadDecks, LongWordsAndKeysGiveShortMessagesPromptly) {
+  // No did-you-mean comparison of a megabyte with every candidate, and no megabyte message.
+  const std::string junk(1'000'000, 'k');
+  const std::string shown = junk.substr(0, 57) + "...";
+  EXPECT_EQ(error_parsing("problem: " + junk + "\n"),
+            "big.yaml:1:10: problem: expected one of mfg, fode, fpde; got " + shown);
+  // YAML takes keys of at most 1024 characters.
+  EXPECT_EQ(error_parsing("problem: fode\n" + junk.substr(0, 1000) + ": 1\n"),
+            "big.yaml:2:1: " + shown +
+                ": unknown key; valid top-level keys: problem, mfg, fode, fpde, execution, "
+                "output, logging, petsc");
+}
+
+TEST(BadDecks, BadTokenBeforeManyBlanksIsReportedPromptly) {
+  // 2 s per 10,000 blanks before the message was cut without a backtracking regex.
+  const std::string formula = "exp(-x^2) $" + std::string(9900, ' ');
+  const std::string message = error_parsing(
+      "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n  grid: {points: "
+      "[50]}\n  time: {horizon: 1.0, steps: 20}\n  diffusion: 0.05\n  coupling: {type: log}\n"
+      "  initial_density: \"" +
+      formula + "\"\n");
+  EXPECT_EQ(message.rfind("big.yaml:8:20: mfg.initial_density: syntax error at position 11 in \"" +
+                              formula + "\": unexpected token \"$",
+                          0),
+            0u)
+      << message.substr(0, 120);
+}
+
+TEST(BadDecks, TypoAtTheTopIsReportedBeforeTheMissingProblem) {
+  EXPECT_EQ(error_parsing("problme: mfg\n"),
+            "big.yaml:1:1: problme: unknown key (did you mean problem?); valid top-level keys: "
+            "problem, mfg, fode, fpde, execution, output, logging, petsc");
+}
+
+TEST(BadDecks, IntegerKeysTakeOnlyExactWholeNumbers) {
+  const auto steps = [](const std::string& value) {
+    return error_parsing("problem: fode\nfode:\n  order: [0.5]\n  horizon: 1.0\n  steps: " + value +
+                         "\n  rhs: [\"-y1\"]\n  initial: [1.0]\n");
+  };
+  for (const char* ok : {"100", "1e2", "2.0", "+7", "0.5e1", "1000000e-4", "12.50e1"}) {
+    EXPECT_EQ(steps(ok), "no error") << ok;
+  }
+  for (const char* bad : {"0.99999999999999999999", "1.5", "1e-1", "2.00000000000000000001"}) {
+    EXPECT_EQ(steps(bad),
+              "big.yaml:5:10: fode.steps: expected a positive integer, got " + std::string(bad))
+        << bad;
+  }
+  EXPECT_EQ(steps("1e30"),
+            "big.yaml:5:10: fode.steps: expected a positive integer, got 1e30 "
+            "(too large)");
+  EXPECT_EQ(steps("1e999999999999"),
+            "big.yaml:5:10: fode.steps: expected a positive integer, got 1e999999999999 (too "
+            "large)");
+  EXPECT_EQ(steps("3000000000"),
+            "big.yaml:5:10: fode.steps: expected a positive integer, got "
+            "3000000000 (too large; at most 2147483647)");
+  EXPECT_EQ(steps("!!int 100"),
+            "big.yaml:5:10: fode.steps: expected a positive integer, got !!int 100 (a tagged "
+            "value)");
+  EXPECT_EQ(steps("1e"), "big.yaml:5:10: fode.steps: expected a positive integer, got 1e");
 }

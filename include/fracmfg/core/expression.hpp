@@ -11,7 +11,8 @@
 // Syntax (muparser 2.3): + - * / ^ (power, right-associative, -2^2 = -4), comparisons
 // (< <= > >= == !=), logical && ||, the conditional c ? a : b; constants pi and e; functions
 // sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp log (natural) ln log2
-// log10 sqrt abs sign rint floor ceil erf erfc fmod, and the variadic min max sum avg.
+// log10 sqrt abs sign rint floor ceil erf erfc gamma (Euler's Gamma function) fmod, and the
+// variadic min max sum avg.
 // Assignments (=) and comma-separated lists of results are rejected.
 //
 // Errors: construction throws core::ExpressionError, whose what() reads e.g.

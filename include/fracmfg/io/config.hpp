@@ -142,7 +142,8 @@ struct FodeConfig {
   int corrector_iterations = 1;
   History history = History::automatic;
   Newton newton;
-  std::vector<ExpressionSpec> rhs;         ///< f_i, each of the variables t, y1..yd
+  /// f_i of t, y1..yd; from a deck each declares t and the y_k its text names (in order).
+  std::vector<ExpressionSpec> rhs;
   std::vector<double> initial;             ///< y(0), d values
   std::vector<double> initial_derivative;  ///< y'(0), d values when some order > 1, else empty
 
