@@ -283,7 +283,10 @@ TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
   EXPECT_EQ(first.last_step, 7);
   EXPECT_EQ(first.checkpoint, dir + "/run.chk.h5");
   // The checkpoint at step 7, kept for continuing first.h5 below (later runs replace it).
-  if (world_rank() == 0) std::filesystem::copy_file(dir + "/run.chk.h5", dir + "/step7.chk.h5");
+  if (world_rank() == 0) {
+    std::filesystem::copy_file(dir + "/run.chk.h5", dir + "/step7.chk.h5",
+                               std::filesystem::copy_options::overwrite_existing);
+  }
   MPI_Barrier(PETSC_COMM_WORLD);
 
   frac::FpdeRunOptions cont;
