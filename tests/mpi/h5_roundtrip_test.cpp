@@ -378,3 +378,48 @@ TEST(H5Roundtrip, MisuseIsAnIoError) {
   H5Reader r(MPI_COMM_WORLD, dir + "/misuse.h5");
   EXPECT_EQ(r.field_steps("u"), std::vector<std::int64_t>{1});
 }
+
+// A long series of tiny levels (an ODE written at every step) is one dataset whatever the
+// number of levels, every rank's values in its column, with all times and steps; levels
+// go out a chunk at a time, so the writes that complete no chunk do not communicate.
+TEST(H5Roundtrip, ManySmallLevelsAreOneDatasetWithEveryLevel) {
+  const std::string dir = dir_for("many_levels");
+  const std::string path = dir + "/many.h5";
+  const std::int64_t levels = 100000;
+  DaField f;
+  make_field(f, PETSC_COMM_WORLD, 1, world_size(), 1, 1, 1);  // one value per rank
+  {
+    fracmfg::io::H5WriterOptions opts;
+    opts.write_xdmf = false;
+    H5Writer w(MPI_COMM_WORLD, path, opts);
+    fracmfg::io::FieldInfo info;
+    info.expected_levels = levels;
+    w.define_field("y", info);
+    for (std::int64_t k = 0; k < levels; ++k) {
+      const double value = static_cast<double>(k) + 1e6 * world_rank();
+      w.write_field("y", f.da, &value, 2 * k, 0.5 * static_cast<double>(k));
+    }
+    w.commit();
+  }
+  H5Reader r(MPI_COMM_WORLD, path);
+  EXPECT_EQ(r.list("/fields"), std::vector<std::string>{"y"});
+  EXPECT_EQ(r.list("/fields/y"), (std::vector<std::string>{"step", "time", "values"}));
+  EXPECT_EQ(r.shape("/fields/y/values"),
+            (std::vector<std::uint64_t>{static_cast<std::uint64_t>(levels),
+                                        static_cast<std::uint64_t>(world_size())}));
+  const std::vector<std::int64_t> steps = r.field_steps("y");
+  const std::vector<double> times = r.field_times("y");
+  ASSERT_EQ(steps.size(), static_cast<std::size_t>(levels));
+  ASSERT_EQ(times.size(), static_cast<std::size_t>(levels));
+  for (std::int64_t k = 0; k < levels; k += 997) {
+    EXPECT_EQ(steps[static_cast<std::size_t>(k)], 2 * k);
+    EXPECT_EQ(times[static_cast<std::size_t>(k)], 0.5 * static_cast<double>(k));
+  }
+  for (std::int64_t k : {std::int64_t{0}, std::int64_t{65535}, levels - 1}) {
+    const std::vector<double> row = r.read_level_values("y", static_cast<std::uint64_t>(k));
+    ASSERT_EQ(row.size(), static_cast<std::size_t>(world_size()));
+    for (int q = 0; q < world_size(); ++q) {
+      EXPECT_EQ(row[static_cast<std::size_t>(q)], static_cast<double>(k) + 1e6 * q) << k;
+    }
+  }
+}

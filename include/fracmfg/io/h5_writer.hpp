@@ -35,7 +35,8 @@
 // same IoError. Wrap creation in core::collective() to get the driver's single-message exit.
 //
 // Failed writes: when HDF5 fails to write (disk full, the file size limit, an I/O error;
-// often only seen when the file is flushed or closed), the temporary file is removed at once
+// often only seen when the file is flushed or closed; for a time series, at the write_field
+// call that completes a chunk, or at commit), the temporary file is removed at once
 // and every rank throws the same io::WriteError naming the final file and the system's
 // reason ("No space left on device"); the final name is never touched, and the writer
 // accepts no more data. commit() checks that the closed file opens as a complete HDF5 file
@@ -119,7 +120,8 @@ struct H5WriterOptions {
   std::int64_t continue_at_step = 0;
 };
 
-/// Presentation of a time-series field (for the XDMF sidecar and the group attributes).
+/// Presentation of a time-series field (for the XDMF sidecar and the attributes of its
+/// values dataset).
 struct FieldInfo {
   UniformGrid grid;                          ///< origin and spacing of the grid points
   std::vector<std::string> component_names;  ///< dof names; empty: "<name>" or "<name>_<c>"
@@ -185,7 +187,8 @@ class H5Writer {
                    double time);
 
   // --- other datasets (absolute or relative paths; missing groups are created) ----------
-  /// A DMDA Vec at an arbitrary path, same layout and attributes as write_field. Collective.
+  /// A DMDA Vec at an arbitrary path: one dataset of the shape of one level of a time series
+  /// (no level axis), attributes dim, global_size, dof. Collective.
   void write_dmda(const std::string& dataset, DM da, Vec v);
   /// A 1D dataset made of every rank's block in rank order (global size = sum of the
   /// local counts, which may differ per rank and be 0). Collective.
