@@ -23,9 +23,6 @@ struct CommFree {
 struct DmDeleter {
   void operator()(DM d) const noexcept { DMDestroy(&d); }
 };
-struct VecDeleter {
-  void operator()(Vec v) const noexcept { VecDestroy(&v); }
-};
 
 }  // namespace
 
@@ -42,13 +39,12 @@ struct FodeOutput::Impl {
   // Only on ranks that own components (the members of `comm`):
   std::unique_ptr<MPI_Comm, CommFree> comm;
   std::unique_ptr<std::remove_pointer_t<DM>, DmDeleter> da;
-  std::unique_ptr<std::remove_pointer_t<Vec>, VecDeleter> vec;
   std::unique_ptr<io::H5Writer> writer;  // destroyed before the DM and the communicator
   bool member() const { return writer != nullptr; }
 };
 
 FodeOutput::FodeOutput(const FodeSolver& solver, const std::string& path,
-                       const io::H5WriterOptions& options)
+                       const io::H5WriterOptions& options, std::int64_t expected_levels)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.path = path;
@@ -76,15 +72,17 @@ FodeOutput::FodeOutput(const FodeSolver& solver, const std::string& path,
       DMDACreate1d(*s.comm, DM_BOUNDARY_NONE, solver.global_size(), 1, 0, ranges.data(), &da));
   s.da.reset(da);
   FRACMFG_PETSC_CHECK(DMSetUp(da));
-  Vec v = nullptr;
-  FRACMFG_PETSC_CHECK(DMCreateGlobalVector(da, &v));
-  s.vec.reset(v);
   io::H5Writer::check_output_path(*s.comm, path);
-  s.writer = std::make_unique<io::H5Writer>(*s.comm, path, options);
+  // No XDMF sidecar: the components are no spatial grid, and a temporal collection of
+  // every step of a long solve would be larger than the data.
+  io::H5WriterOptions h5 = options;
+  h5.write_xdmf = false;
+  s.writer = std::make_unique<io::H5Writer>(*s.comm, path, h5);
   io::FieldInfo info;
   info.grid.origin = {1.0, 0.0, 0.0};
   info.grid.spacing = {1.0, 1.0, 1.0};
   info.component_names = {"y"};
+  info.expected_levels = expected_levels;
   s.writer->define_field("y", info);
 }
 
@@ -102,11 +100,8 @@ void FodeOutput::write(const FodeStepView& step) {
     throw Error("FodeOutput::write: " + std::to_string(step.local_size) +
                 " components given, the solver's rank owns " + std::to_string(s.local));
   }
-  PetscScalar* a = nullptr;
-  FRACMFG_PETSC_CHECK(VecGetArray(s.vec.get(), &a));
-  std::copy(step.y, step.y + s.local, a);
-  FRACMFG_PETSC_CHECK(VecRestoreArray(s.vec.get(), &a));
-  s.writer->write_field("y", s.da.get(), s.vec.get(), step.step, step.time);
+  // The rank's components are its box of the component grid, in order.
+  s.writer->write_field("y", s.da.get(), step.y, step.step, step.time);
 }
 
 void FodeOutput::commit() {

@@ -19,7 +19,8 @@ io::OutputBytes fode_output_bytes(const io::FodeConfig& config, const io::Output
   const auto every = static_cast<std::uint64_t>(std::max(output.every, 1));
   const std::uint64_t written = steps / every + 1 + (steps % every != 0 ? 1 : 0);
   io::OutputBytes out;
-  out.results = written * (components * sizeof(double) + io::kH5DatasetOverhead) +
+  // The series of y, the step index (/time, /step) and /order.
+  out.results = io::series_bytes(written, components) + written * 2 * sizeof(double) +
                 components * sizeof(double) + 3 * io::kH5DatasetOverhead + io::kH5FileOverhead;
   return out;
 }
@@ -55,7 +56,10 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
   h5.deck = deck.text();
   h5.resolved_deck = deck.resolved_yaml();
   std::unique_ptr<FodeOutput> out;
-  core::collective(comm, [&] { out = std::make_unique<FodeOutput>(*solver, summary.file, h5); });
+  const std::int64_t every = std::max(output.every, 1);
+  const std::int64_t levels = config.steps / every + 1 + (config.steps % every != 0 ? 1 : 0);
+  core::collective(comm,
+                   [&] { out = std::make_unique<FodeOutput>(*solver, summary.file, h5, levels); });
 
   // 3. Solve, writing every output.every steps (the observer runs inside core::collective).
   summary.stats = solver->solve([&](const FodeStepView& v) { out->write(v); }, output.every);

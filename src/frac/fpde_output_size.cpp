@@ -18,8 +18,9 @@ io::OutputBytes fpde_output_bytes(const io::FpdeConfig& config, const io::Output
   const std::uint64_t level = points * sizeof(double);
 
   io::OutputBytes out;
-  out.results =
-      written * (level + io::kH5DatasetOverhead) + 2 * io::kH5DatasetOverhead + io::kH5FileOverhead;
+  // The series of u and the step index (/time, /step).
+  out.results = io::series_bytes(written, points) + written * 2 * sizeof(double) +
+                2 * io::kH5DatasetOverhead + io::kH5FileOverhead;
   if (output.checkpoint_every > 0 || stop_at >= 0) {
     std::uint64_t vectors = 1;  // u
     if (config.type == io::FpdeConfig::Type::time_fractional) {

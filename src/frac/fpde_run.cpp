@@ -106,8 +106,19 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   h5.problem = "fpde";
   h5.deck = deck.text();
   h5.resolved_deck = deck.resolved_yaml();
+  if (!options.restart.empty()) {
+    h5.continue_existing = true;
+    h5.continue_at_step = solver->step();
+  }
   std::unique_ptr<io::H5Writer> out;
   core::collective(comm, [&] { out = std::make_unique<io::H5Writer>(comm, summary.file, h5); });
+  if (!options.restart.empty()) {
+    log.info("fpde: ", out->continued()
+                           ? "continuing " + summary.file + " (levels before step " +
+                                 std::to_string(solver->step()) + " kept)"
+                           : "no " + summary.file + " to continue; a new file starts at step " +
+                                 std::to_string(solver->step()));
+  }
   out->set_attribute_string("/", "fpde_type", io::to_string(config.type));
   out->set_attribute_double("/", "order", config.order);
   if (hist) {
@@ -115,7 +126,11 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
     out->set_attribute_int64("/", "soe_terms",
                              hist->soe() ? static_cast<std::int64_t>(hist->soe()->size()) : 0);
   }
-  out->define_field("u", {solver->grid().geometry(), {"u"}});
+  {
+    const int every = std::max(1, output.every);
+    const std::int64_t left = solver->steps() - solver->step();
+    out->define_field("u", {solver->grid().geometry(), {"u"}, left / every + 2});
+  }
   auto write = [&](const FpdeSolver& s) {
     out->write_field("u", s.dm(), s.solution(), s.step(), s.time());
     ++summary.outputs;

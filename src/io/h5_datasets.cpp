@@ -143,7 +143,7 @@ DmdaBox local_dmda_box(MPI_Comm comm, DM da, Vec v, const std::string& what) {
   PetscInt dof = 0;
   FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &dim, &box.shape.size[0], &box.shape.size[1],
                                   &box.shape.size[2], nullptr, nullptr, nullptr, &dof, nullptr,
-                                  nullptr, nullptr, nullptr, nullptr));
+                                  &box.boundary[0], &box.boundary[1], &box.boundary[2], nullptr));
   box.shape.dim = static_cast<int>(dim);
   box.shape.dof = dof;
   for (int d = box.shape.dim; d < 3; ++d) box.shape.size[static_cast<std::size_t>(d)] = 1;
@@ -153,6 +153,7 @@ DmdaBox local_dmda_box(MPI_Comm comm, DM da, Vec v, const std::string& what) {
     box.start[static_cast<std::size_t>(d)] = 0;
     box.count[static_cast<std::size_t>(d)] = 1;
   }
+  if (v == nullptr) return box;
   PetscInt local = 0;
   FRACMFG_PETSC_CHECK(VecGetLocalSize(v, &local));
   if (static_cast<std::size_t>(local) != box.local_size()) {
@@ -277,6 +278,63 @@ void read_dmda_dataset(MPI_Comm comm, hid_t file, const std::string& path, DM da
                  file_name, what);
 }
 
+namespace {
+FieldShape shape_attributes(hid_t dataset, const std::string& ctx) {
+  if (!attribute_exists(dataset, "dim", ctx) || !attribute_exists(dataset, "dof", ctx)) {
+    throw IoError("dataset " + ctx + " has no dim/dof attributes: it was not written from a DMDA");
+  }
+  FieldShape shape;
+  const std::int64_t dim = read_attribute_int64(dataset, "dim", ctx);
+  const std::vector<std::int64_t> sizes = read_attribute_int64s(dataset, "global_size", ctx);
+  const std::int64_t dof = read_attribute_int64(dataset, "dof", ctx);
+  if (dim < 1 || dim > 3 || dof < 1 || sizes.size() != static_cast<std::size_t>(dim)) {
+    throw IoError("dataset " + ctx + " has inconsistent dim/global_size/dof attributes");
+  }
+  shape.dim = static_cast<int>(dim);
+  shape.dof = static_cast<PetscInt>(dof);
+  for (std::size_t d = 0; d < sizes.size(); ++d) shape.size[d] = static_cast<PetscInt>(sizes[d]);
+  return shape;
+}
+}  // namespace
+
+FieldShape read_series_shape(hid_t file, const std::string& path, const std::string& file_name) {
+  H5Dataset dataset = open_dataset(file, path, file_name);
+  const std::string ctx = where(file_name, path);
+  const FieldShape shape = shape_attributes(dataset.get(), ctx);
+  std::vector<hsize_t> stored = dataset_dims(dataset.get(), "cannot read " + ctx);
+  if (stored.empty() ||
+      std::vector<hsize_t>(stored.begin() + 1, stored.end()) != field_dims(shape)) {
+    throw IoError("dataset " + ctx + " has shape " + format_dims(stored) +
+                  " but its attributes describe levels of " + to_string(shape));
+  }
+  return shape;
+}
+
+void read_series_level(MPI_Comm comm, hid_t file, const std::string& path, hsize_t level, DM da,
+                       Vec v, const std::string& file_name) {
+  const std::string what = "cannot read field " + where(file_name, path);
+  const DmdaBox box = dmda_box(comm, da, v, what);
+  const FieldShape stored = read_series_shape(file, path, file_name);
+  if (stored != box.shape) {
+    throw IoError("cannot read " + where(file_name, path) +
+                  " into the DMDA: its levels have shape " + to_string(stored) +
+                  ", the DMDA (dim " + std::to_string(box.shape.dim) + ", dof " +
+                  std::to_string(box.shape.dof) + ") needs " + to_string(box.shape));
+  }
+  H5Dataset dataset = open_dataset(file, path, file_name);
+  const hsize_t levels = dataset_dims(dataset.get(), what)[0];
+  if (level >= levels) {
+    throw IoError(what + ": level " + std::to_string(level) + " requested, the dataset has " +
+                  std::to_string(levels));
+  }
+  std::vector<hsize_t> start = {level};
+  std::vector<hsize_t> count = {1};
+  for (hsize_t s : box.file_start()) start.push_back(s);
+  for (hsize_t c : box.file_count()) count.push_back(c);
+  VecWriteAccess array(v);
+  read_selection(dataset.get(), H5T_NATIVE_DOUBLE, array.data(), start, count, file_name, what);
+}
+
 FieldShape read_field_shape(hid_t file, const std::string& path, const std::string& file_name) {
   H5Dataset dataset = open_dataset(file, path, file_name);
   const std::string ctx = where(file_name, path);
@@ -300,6 +358,48 @@ FieldShape read_field_shape(hid_t file, const std::string& path, const std::stri
                   " but its attributes describe " + to_string(shape));
   }
   return shape;
+}
+
+void write_hyperslab(hid_t dataset, hid_t mem_type, const void* data,
+                     const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                     const std::string& file_name, const std::string& what) {
+  write_selection(dataset, mem_type, data, start, count, file_name, what);
+}
+
+void read_hyperslab(hid_t dataset, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
+                    const std::vector<hsize_t>& count, const std::string& file_name,
+                    const std::string& what) {
+  read_selection(dataset, mem_type, data, start, count, file_name, what);
+}
+
+H5Dataset create_extendible_dataset(hid_t file, const std::string& path, hid_t file_type,
+                                    const std::vector<hsize_t>& level_dims,
+                                    const std::vector<hsize_t>& chunk,
+                                    const std::string& file_name) {
+  const std::string what = "cannot create dataset " + where(file_name, path);
+  if (object_exists(file, path, file_name)) throw IoError(what + ": it exists already");
+  std::vector<hsize_t> dims = {0};
+  std::vector<hsize_t> max_dims = {H5S_UNLIMITED};
+  dims.insert(dims.end(), level_dims.begin(), level_dims.end());
+  max_dims.insert(max_dims.end(), level_dims.begin(), level_dims.end());
+  H5Dataspace space(check_id(
+      H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data()), what));
+  H5PropList lcpl = make_link_create(what);
+  H5PropList dcpl(check_id(H5Pcreate(H5P_DATASET_CREATE), what));
+  check_status(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), what);
+  // Levels are written whole before anyone reads them: no fill pass over new chunks.
+  check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
+  return H5Dataset(check_id(
+      H5Dcreate2(file, path.c_str(), file_type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
+      what));
+}
+
+void set_levels(hid_t dataset, hsize_t levels, const std::string& what) {
+  std::vector<hsize_t> dims = dataset_dims(dataset, what);
+  if (dims.empty()) throw IoError(what + ": the dataset is a scalar");
+  if (dims[0] == levels) return;
+  dims[0] = levels;
+  check_status(H5Dset_extent(dataset, dims.data()), what);
 }
 
 void write_block_dataset(hid_t file, const std::string& path, hid_t file_type, hid_t mem_type,

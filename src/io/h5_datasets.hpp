@@ -49,14 +49,16 @@ struct DmdaBox {
   FieldShape shape;
   std::array<PetscInt, 3> start = {0, 0, 0};  ///< x, y, z (DMDAGetCorners)
   std::array<PetscInt, 3> count = {1, 1, 1};  ///< x, y, z
+  std::array<DMBoundaryType, 3> boundary = {DM_BOUNDARY_NONE, DM_BOUNDARY_NONE,
+                                            DM_BOUNDARY_NONE};  ///< x, y, z
 
   std::size_t local_size() const;
   std::vector<hsize_t> file_start() const;  ///< slowest first, + dof when dof > 1
   std::vector<hsize_t> file_count() const;
 };
 
-/// Reads the DMDA's shape and this rank's corners and checks that v is a global vector of
-/// da (same local size) and that da lives on comm. Collective on comm: a failure on any
+/// Reads the DMDA's shape and this rank's corners and checks that v (unless null) is a global
+/// vector of da (same local size) and that da lives on comm. Collective on comm: a failure on any
 /// rank is an IoError on every rank.
 DmdaBox dmda_box(MPI_Comm comm, DM da, Vec v, const std::string& what);
 
@@ -86,8 +88,34 @@ void write_dmda_dataset(MPI_Comm comm, hid_t file, const std::string& path, DM d
 /// Reads the dataset at `path` into v; IoError when the shapes differ.
 void read_dmda_dataset(MPI_Comm comm, hid_t file, const std::string& path, DM da, Vec v,
                        const std::string& file_name);
+/// The shape of one level of a time-series dataset (/fields/<name>/values), from its
+/// attributes, checked against its dimensions (a leading level axis).
+FieldShape read_series_shape(hid_t file, const std::string& path, const std::string& file_name);
+/// Reads level `level` of a time-series dataset into v (global vector of da); IoError when
+/// the shapes differ or the level is past the end.
+void read_series_level(MPI_Comm comm, hid_t file, const std::string& path, hsize_t level, DM da,
+                       Vec v, const std::string& file_name);
 /// The FieldShape stored in a DMDA dataset's attributes, checked against its dimensions.
 FieldShape read_field_shape(hid_t file, const std::string& path, const std::string& file_name);
+
+/// Collective hyperslab transfer of [start, start + count) of an open dataset (a rank with
+/// an empty count takes part and transfers nothing); the memory buffer is contiguous.
+void write_hyperslab(hid_t dataset, hid_t mem_type, const void* data,
+                     const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                     const std::string& file_name, const std::string& what);
+void read_hyperslab(hid_t dataset, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
+                    const std::vector<hsize_t>& count, const std::string& file_name,
+                    const std::string& what);
+
+/// A chunked dataset with an unlimited first (level) axis, created empty: dims
+/// [0, level_dims...], chunks [chunk...] (same rank). Collective.
+H5Dataset create_extendible_dataset(hid_t file, const std::string& path, hid_t file_type,
+                                    const std::vector<hsize_t>& level_dims,
+                                    const std::vector<hsize_t>& chunk,
+                                    const std::string& file_name);
+/// Sets the first dimension of an extendible dataset to `levels` (grows or shrinks it).
+/// Collective.
+void set_levels(hid_t dataset, hsize_t levels, const std::string& what);
 
 /// Writes a 1D dataset of `total` elements; this rank writes [offset, offset + count).
 void write_block_dataset(hid_t file, const std::string& path, hid_t file_type, hid_t mem_type,

@@ -224,7 +224,7 @@ void AtomicH5File::check_output_paths(MPI_Comm comm, const std::vector<OutputSpa
 }
 
 AtomicH5File::AtomicH5File(MPI_Comm comm, const std::string& path, const std::string& file_kind,
-                           const std::string& problem)
+                           const std::string& problem, bool continue_existing)
     : comm_(comm), path_(path), file_kind_(file_kind) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -234,21 +234,49 @@ AtomicH5File::AtomicH5File(MPI_Comm comm, const std::string& path, const std::st
   label_ = path_;
 
   try {
+    // A continued file starts as a copy of the committed one under the temporary name, so
+    // the final name keeps the old file, whole, until the continued one is committed.
+    int copied = 0;
+    if (continue_existing) {
+      agree(comm_, [&] {
+        if (rank_ != 0) return;
+        std::error_code ec;
+        if (!fs::is_regular_file(path_, ec)) return;
+        if (!fs::copy_file(path_, temporary_path_, ec)) {
+          throw IoError("cannot continue '" + path_ + "': copying it to '" + temporary_path_ +
+                        "' failed: " + ec.message());
+        }
+        copied = 1;
+      });
+      MPI_Bcast(&copied, 1, MPI_INT, 0, comm_);
+    }
+    continued_ = copied != 0;
     agree(comm_, [&] {
       H5PropList fapl = make_file_access(comm_, path_);
-      file_ = H5File(
-          check_id(H5Fcreate(temporary_path_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
-                   "cannot create output file '" + path_ + "' (as '" + temporary_path_ + "')"));
+      const std::string what = "cannot " + std::string(continued_ ? "continue" : "create") +
+                               " output file '" + path_ + "' (as '" + temporary_path_ + "')";
+      file_ = H5File(check_id(
+          continued_ ? H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, fapl.get())
+                     : H5Fcreate(temporary_path_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()),
+          what));
     });
     std::string created = utc_timestamp();
     std::string problem_name = problem;
     bcast_string(comm_, created);
     bcast_string(comm_, problem_name);
     const std::string ctx = "the root group of '" + path_ + "'";
+    if (continued_) {
+      if (!attribute_exists(file_.get(), "layout_version", ctx) ||
+          read_attribute_int64(file_.get(), "layout_version", ctx) != kLayoutVersion) {
+        throw IoError("cannot continue '" + path_ + "': it was not written with layout version " +
+                      std::to_string(kLayoutVersion) + " (move it away to start a new file)");
+      }
+    }
+    write_attribute(file_.get(), "layout_version", kLayoutVersion, ctx);
     write_attribute(file_.get(), "fracmfg_version", std::string(FRACMFG_VERSION_STRING), ctx);
     write_attribute(file_.get(), "git_revision", std::string(FRACMFG_GIT_REVISION), ctx);
     write_attribute(file_.get(), "mpi_ranks", static_cast<std::int64_t>(size_), ctx);
-    write_attribute(file_.get(), "created", created, ctx);
+    if (!continued_) write_attribute(file_.get(), "created", created, ctx);
     write_attribute(file_.get(), "problem", problem_name, ctx);
     write_attribute(file_.get(), "file_kind", file_kind, ctx);
   } catch (...) {

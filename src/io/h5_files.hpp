@@ -33,9 +33,12 @@ class AtomicH5File {
   static void check_output_paths(MPI_Comm comm, const std::vector<OutputSpace>& files);
 
   /// Checks the path, creates the temporary file and writes the common root attributes
-  /// (fracmfg_version, git_revision, mpi_ranks, created, problem, file_kind). Collective.
+  /// (layout_version, fracmfg_version, git_revision, mpi_ranks, created, problem,
+  /// file_kind). With continue_existing and a file at `path`, the temporary file starts as
+  /// a copy of it (rank 0 copies; an IoError when it has another layout version) and is
+  /// opened for writing; continued() then says so. Collective.
   AtomicH5File(MPI_Comm comm, const std::string& path, const std::string& file_kind,
-               const std::string& problem);
+               const std::string& problem, bool continue_existing = false);
   AtomicH5File(const AtomicH5File&) = delete;
   AtomicH5File& operator=(const AtomicH5File&) = delete;
   ~AtomicH5File();
@@ -47,6 +50,7 @@ class AtomicH5File {
   const std::string& path() const { return path_; }
   const std::string& temporary_path() const { return temporary_path_; }
   bool committed() const { return committed_; }
+  bool continued() const { return continued_; }
   /// The name used in error messages (the final name).
   const std::string& label() const { return label_; }
 
@@ -98,7 +102,8 @@ class AtomicH5File {
   std::string label_;
   H5File file_;
   bool committed_ = false;
-  bool failed_ = false;  ///< given up after a failed write
+  bool continued_ = false;  ///< opened as a copy of the committed file
+  bool failed_ = false;     ///< given up after a failed write
   std::string file_kind_;
 };
 

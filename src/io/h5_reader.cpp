@@ -1,5 +1,7 @@
 #include "fracmfg/io/h5_reader.hpp"
 
+#include <algorithm>
+
 #include "fracmfg/core/petsc_check.hpp"
 #include "io/h5_datasets.hpp"
 #include "io/h5_files.hpp"
@@ -77,11 +79,51 @@ void H5Reader::read_field(const std::string& dataset, DM da, Vec v) const {
 }
 
 std::vector<std::int64_t> H5Reader::field_steps(const std::string& name) const {
-  return attribute_int64s("/fields/" + name, "steps");
+  return read_array_int64(field_step_path(name));
 }
 
 std::vector<double> H5Reader::field_times(const std::string& name) const {
-  return attribute_doubles("/fields/" + name, "times");
+  return read_array(field_time_path(name));
+}
+
+FieldShape H5Reader::series_shape(const std::string& name) const {
+  detail::H5ErrorSilencer quiet;
+  return detail::read_series_shape(impl_->file.get(), field_values_path(name), impl_->path);
+}
+
+void H5Reader::read_level(const std::string& name, std::int64_t step, DM da, Vec v) const {
+  const std::vector<std::int64_t> steps = field_steps(name);
+  const auto it = std::lower_bound(steps.begin(), steps.end(), step);
+  detail::H5ErrorSilencer quiet;
+  const std::string path = field_values_path(name);
+  if (it == steps.end() || *it != step) {
+    throw IoError("cannot read field '" + name + "' at step " + std::to_string(step) + " from '" +
+                  impl_->path + "': no level was written at that step");
+  }
+  detail::read_series_level(impl_->comm, impl_->file.get(), path,
+                            static_cast<hsize_t>(it - steps.begin()), da, v, impl_->path);
+}
+
+std::vector<double> H5Reader::read_level_values(const std::string& name,
+                                                std::uint64_t level) const {
+  detail::H5ErrorSilencer quiet;
+  const std::string path = field_values_path(name);
+  const std::string what = "cannot read field " + impl_->ctx(path);
+  detail::H5Dataset dataset = detail::open_dataset(impl_->file.get(), path, impl_->path);
+  std::vector<hsize_t> count = detail::dataset_dims(dataset.get(), what);
+  if (count.empty() || level >= count[0]) {
+    throw IoError(what + ": level " + std::to_string(level) + " requested, the dataset has " +
+                  std::to_string(count.empty() ? 0 : count[0]));
+  }
+  std::vector<hsize_t> start(count.size(), 0);
+  start[0] = level;
+  count[0] = 1;
+  std::size_t n = 1;
+  for (hsize_t c : count) n *= static_cast<std::size_t>(c);
+  std::vector<double> out(n);
+  detail::read_hyperslab(dataset.get(), H5T_NATIVE_DOUBLE, out.data(), start, count, impl_->path,
+                         what);
+  return out;
 }
 
 std::vector<double> H5Reader::read_block(const std::string& dataset, std::uint64_t offset,

@@ -1,10 +1,12 @@
 #include "io/xdmf_writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -47,15 +49,14 @@ GridKey key_of(const XdmfField& f) {
   return {f.shape.dim, f.shape.size, f.grid.origin, f.grid.spacing};
 }
 
-/// XDMF lists CoRectMesh dimensions, origin and spacing slowest axis first (z y x). XDMF
-/// has no 1D structured mesh: a 1D field is a 2D mesh one point thick.
+/// XDMF lists CoRectMesh dimensions, origin and spacing slowest axis first (z y x). Every
+/// grid is a 3DCoRectMesh, a 1D or 2D one a single point thick in the missing axes: ParaView's
+/// XDMF reader (5.11) reads a 2DCoRectMesh "ny nx" as a grid in its y-z plane, with x along
+/// y, and a 1D field given as a 2DCoRectMesh "1 nx" against nx values as one value.
 struct Mesh {
-  std::string topology;
-  std::string geometry;
   std::string dims;
   std::string origin;
   std::string spacing;
-  int rank = 2;
 };
 
 Mesh mesh_of(const XdmfField& f) {
@@ -63,24 +64,13 @@ Mesh mesh_of(const XdmfField& f) {
   std::ostringstream dims;
   std::ostringstream origin;
   std::ostringstream spacing;
-  if (f.shape.dim == 1) {
-    m.topology = "2DCoRectMesh";
-    m.geometry = "ORIGIN_DXDY";
-    dims << "1 " << f.shape.size[0];
-    origin << "0 " << number(f.grid.origin[0]);
-    spacing << "1 " << number(f.grid.spacing[0]);
-    m.rank = 2;
-  } else {
-    m.topology = f.shape.dim == 2 ? "2DCoRectMesh" : "3DCoRectMesh";
-    m.geometry = f.shape.dim == 2 ? "ORIGIN_DXDY" : "ORIGIN_DXDYDZ";
-    for (int d = f.shape.dim - 1; d >= 0; --d) {
-      const auto k = static_cast<std::size_t>(d);
-      const char* sep = d == f.shape.dim - 1 ? "" : " ";
-      dims << sep << f.shape.size[k];
-      origin << sep << number(f.grid.origin[k]);
-      spacing << sep << number(f.grid.spacing[k]);
-    }
-    m.rank = f.shape.dim;
+  for (int d = 2; d >= 0; --d) {
+    const auto k = static_cast<std::size_t>(d);
+    const bool used = d < f.shape.dim;
+    const char* sep = d == 2 ? "" : " ";
+    dims << sep << (used ? f.shape.size[k] : 1);
+    origin << sep << number(used ? f.grid.origin[k] : 0.0);
+    spacing << sep << number(used ? f.grid.spacing[k] : 1.0);
   }
   m.dims = dims.str();
   m.origin = origin.str();
@@ -98,43 +88,43 @@ std::string data_dims(const FieldShape& s, bool with_dof) {
   return os.str();
 }
 
+/// One Attribute per component: a HyperSlab (start, stride, count, each of the values
+/// dataset's rank) picking level `level` (and component c of a trailing dof axis) out of
+/// /fields/<name>/values. The slab's Dimensions are the mesh's, so the reader takes it as
+/// one value per mesh point.
 void write_attribute(std::ostringstream& os, const std::string& h5, const XdmfField& f,
-                     std::int64_t step) {
-  const std::string source = xml_escape(h5) + ":" + xml_escape(field_dataset_path(f.name, step));
+                     std::size_t level, const Mesh& mesh) {
+  const std::string source = xml_escape(h5) + ":" + xml_escape(field_values_path(f.name));
   const std::string indent = "        ";
-  if (f.shape.dof == 1) {
-    os << indent << "<Attribute Name=\"" << xml_escape(f.component_names.at(0))
-       << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-       << indent << "  <DataItem Dimensions=\"" << data_dims(f.shape, false)
-       << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << source << "</DataItem>\n"
-       << indent << "</Attribute>\n";
-    return;
-  }
-  // One scalar attribute per component: a HyperSlab (start, stride, count, each of
-  // dataset rank) picking component c out of the trailing dof dimension.
-  const int rank = f.shape.dim + 1;
+  const bool with_dof = f.shape.dof > 1;
+  const int rank = 1 + f.shape.dim + (with_dof ? 1 : 0);
   for (PetscInt c = 0; c < f.shape.dof; ++c) {
     std::ostringstream start;
     std::ostringstream stride;
     std::ostringstream count;
+    start << level;
+    stride << 1;
+    count << 1;
     for (int d = f.shape.dim - 1; d >= 0; --d) {
-      const char* sep = d == f.shape.dim - 1 ? "" : " ";
-      start << sep << 0;
-      stride << sep << 1;
-      count << sep << f.shape.size[static_cast<std::size_t>(d)];
+      start << ' ' << 0;
+      stride << ' ' << 1;
+      count << ' ' << f.shape.size[static_cast<std::size_t>(d)];
     }
-    start << ' ' << c;
-    stride << ' ' << 1;
-    count << ' ' << 1;
+    if (with_dof) {
+      start << ' ' << c;
+      stride << ' ' << 1;
+      count << ' ' << 1;
+    }
     os << indent << "<Attribute Name=\""
        << xml_escape(f.component_names.at(static_cast<std::size_t>(c)))
        << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-       << indent << "  <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << count.str()
+       << indent << "  <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << mesh.dims
        << "\" Type=\"HyperSlab\">\n"
        << indent << "    <DataItem Dimensions=\"3 " << rank << "\" Format=\"XML\">" << start.str()
        << ' ' << stride.str() << ' ' << count.str() << "</DataItem>\n"
-       << indent << "    <DataItem Dimensions=\"" << data_dims(f.shape, true)
-       << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << source << "</DataItem>\n"
+       << indent << "    <DataItem Dimensions=\"" << f.steps.size() << ' '
+       << data_dims(f.shape, with_dof) << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
+       << source << "</DataItem>\n"
        << indent << "  </DataItem>\n"
        << indent << "</Attribute>\n";
   }
@@ -162,14 +152,19 @@ std::string render_xdmf(const std::string& h5_file_name, const std::vector<XdmfF
     const auto& members = groups[k];
     std::string name;
     for (const XdmfField* f : members) name += (name.empty() ? "" : "+") + f->name;
-    // Steps of the collection: every step any member was written at, in first-write order.
+    // Steps of the collection: every step any member was written at (each member's steps
+    // increase), in increasing order.
     std::vector<std::pair<std::int64_t, double>> steps;
     for (const XdmfField* f : members) {
-      for (std::size_t i = 0; i < f->steps.size(); ++i) {
-        bool seen = false;
-        for (const auto& s : steps) seen = seen || s.first == f->steps[i];
-        if (!seen) steps.emplace_back(f->steps[i], f->times[i]);
-      }
+      std::vector<std::pair<std::int64_t, double>> mine;
+      for (std::size_t i = 0; i < f->steps.size(); ++i) mine.emplace_back(f->steps[i], f->times[i]);
+      std::vector<std::pair<std::int64_t, double>> merged;
+      std::merge(steps.begin(), steps.end(), mine.begin(), mine.end(), std::back_inserter(merged),
+                 [](const auto& a, const auto& b) { return a.first < b.first; });
+      merged.erase(std::unique(merged.begin(), merged.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   merged.end());
+      steps.swap(merged);
     }
     const Mesh mesh = mesh_of(*members.front());
     os << "    <Grid Name=\"" << xml_escape(name)
@@ -177,22 +172,18 @@ std::string render_xdmf(const std::string& h5_file_name, const std::vector<XdmfF
     for (const auto& [step, time] : steps) {
       os << "      <Grid Name=\"" << xml_escape(name) << "_" << step << "\" GridType=\"Uniform\">\n"
          << "        <Time Value=\"" << number(time) << "\"/>\n"
-         << "        <Topology TopologyType=\"" << mesh.topology << "\" Dimensions=\"" << mesh.dims
-         << "\"/>\n"
-         << "        <Geometry GeometryType=\"" << mesh.geometry << "\">\n"
-         << "          <DataItem Name=\"Origin\" Dimensions=\"" << mesh.rank
-         << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << mesh.origin
-         << "</DataItem>\n"
-         << "          <DataItem Name=\"Spacing\" Dimensions=\"" << mesh.rank
-         << "\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << mesh.spacing
-         << "</DataItem>\n"
+         << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << mesh.dims << "\"/>\n"
+         << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+         << "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" "
+         << "Precision=\"8\" Format=\"XML\">" << mesh.origin << "</DataItem>\n"
+         << "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" "
+         << "Precision=\"8\" Format=\"XML\">" << mesh.spacing << "</DataItem>\n"
          << "        </Geometry>\n";
       for (const XdmfField* f : members) {
-        for (std::int64_t s : f->steps) {
-          if (s == step) {
-            write_attribute(os, h5_file_name, *f, step);
-            break;
-          }
+        const auto it = std::lower_bound(f->steps.begin(), f->steps.end(), step);
+        if (it != f->steps.end() && *it == step) {
+          write_attribute(os, h5_file_name, *f, static_cast<std::size_t>(it - f->steps.begin()),
+                          mesh);
         }
       }
       os << "      </Grid>\n";

@@ -2,8 +2,8 @@
 // Private: the XDMF 2 sidecar that lets ParaView/VisIt open fracmfg's field time series.
 // Fields on the same grid (same shape and geometry) share one temporal collection: one
 // Uniform grid per written step, holding an Attribute per field (per component when
-// dof > 1, selected from the [..][dof] dataset with a HyperSlab item) that references the
-// HDF5 dataset "<h5 file name>:/fields/<name>/<step>" relative to the .xmf file.
+// dof > 1) that selects the step's level (and component) of the HDF5 dataset
+// "<h5 file name>:/fields/<name>/values" (relative to the .xmf file) with a HyperSlab item.
 
 #include <cstdint>
 #include <string>
@@ -18,7 +18,7 @@ struct XdmfField {
   FieldShape shape;
   UniformGrid grid;
   std::vector<std::string> component_names;  ///< dof entries
-  std::vector<std::int64_t> steps;           ///< in write order
+  std::vector<std::int64_t> steps;           ///< of every level, increasing
   std::vector<double> times;                 ///< same length as steps
 };
 

@@ -15,9 +15,11 @@ io::OutputBytes mfg_output_bytes(const io::MfgConfig& config, const io::OutputCo
   const auto iterations = static_cast<std::uint64_t>(std::max(config.iteration.max_iterations, 1));
 
   io::OutputBytes out;
-  // Solver::write: u and m per written level, /mfg/mass, /convergence/{u,m}, /mfg/seconds.
-  out.results = 2 * written * (level + io::kH5DatasetOverhead) + (steps + 1) * sizeof(double) +
-                3 * iterations * sizeof(double) + 4 * io::kH5DatasetOverhead + io::kH5FileOverhead;
+  // Solver::write: the series of u and m, the step index (/time, /step), /mfg/mass,
+  // /convergence/{u,m}, /mfg/seconds.
+  out.results = 2 * io::series_bytes(written, points) + written * 2 * sizeof(double) +
+                (steps + 1) * sizeof(double) + 3 * iterations * sizeof(double) +
+                6 * io::kH5DatasetOverhead + io::kH5FileOverhead;
   if (output.checkpoint_every > 0) {
     // Solver::write_checkpoint: one state = u and m at every level; Anderson keeps
     // f, g and depth pairs of differences of states.

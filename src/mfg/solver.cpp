@@ -997,12 +997,13 @@ void Solver::write(io::H5Writer& out, int every) const {
     info.grid.origin[a] = g.origin(a);
     info.grid.spacing[a] = g.spacing(a);
   }
+  const int nt = d.model->steps();
+  every = std::max(every, 1);
+  info.expected_levels = nt / every + 1 + (nt % every != 0 ? 1 : 0);
   info.component_names = {"u"};
   out.define_field("u", info);
   info.component_names = {"m"};
   out.define_field("m", info);
-  const int nt = d.model->steps();
-  every = std::max(every, 1);
   DM dm = d.model->dm();
   for (int n = 0; n <= nt; ++n) {
     if (n % every != 0 && n != nt) continue;

@@ -282,6 +282,12 @@ TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
   const auto first = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, stop_opts);
   EXPECT_EQ(first.last_step, 7);
   EXPECT_EQ(first.checkpoint, dir + "/run.chk.h5");
+  // The checkpoint at step 7, kept for continuing first.h5 below (later runs replace it).
+  if (world_rank() == 0) {
+    std::filesystem::copy_file(dir + "/run.chk.h5", dir + "/step7.chk.h5",
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  MPI_Barrier(PETSC_COMM_WORLD);
 
   frac::FpdeRunOptions cont;
   cont.output_file = dir + "/second.h5";
@@ -321,14 +327,32 @@ TEST(FpdeParallel, DeckRunStoppedAndContinuedWritesTheSameFields) {
   DMCreateGlobalVector(da, &y);
   io::H5Reader c(PETSC_COMM_WORLD, dir + "/after.h5");
   for (std::int64_t step : {9, 12}) {
-    a.read_field(io::field_dataset_path("u", step), da, x);
-    b.read_field(io::field_dataset_path("u", step), da, y);
+    a.read_level("u", step, da, x);
+    b.read_level("u", step, da, y);
     PetscBool same = PETSC_FALSE;
     VecEqual(x, y, &same);
     EXPECT_TRUE(same) << "step " << step;
-    c.read_field(io::field_dataset_path("u", step), da, y);
+    c.read_level("u", step, da, y);
     VecEqual(x, y, &same);
     EXPECT_TRUE(same) << "step " << step << " after the signal";
+  }
+
+  // Resumed into the stopped run's own file, the run continues it: the levels before the
+  // checkpoint's step stay, the rest is written again and appended, and the file holds the
+  // uninterrupted run's levels (with the stop's step 7 besides).
+  frac::FpdeRunOptions same;
+  same.output_file = dir + "/first.h5";
+  same.restart = dir + "/step7.chk.h5";
+  frac::run_fpde_deck(PETSC_COMM_WORLD, deck, quiet, same);
+  io::H5Reader d(PETSC_COMM_WORLD, dir + "/first.h5");
+  EXPECT_EQ(d.field_steps("u"), (std::vector<std::int64_t>{0, 3, 6, 7, 9, 12}));
+  EXPECT_EQ(d.attribute_int64("/", "continued_at_step"), 7);
+  for (std::int64_t step : {0, 3, 6, 9, 12}) {
+    a.read_level("u", step, da, x);
+    d.read_level("u", step, da, y);
+    PetscBool equal = PETSC_FALSE;
+    VecEqual(x, y, &equal);
+    EXPECT_TRUE(equal) << "step " << step << " of the continued file";
   }
   VecDestroy(&x);
   VecDestroy(&y);

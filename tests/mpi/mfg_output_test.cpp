@@ -78,8 +78,8 @@ TEST_P(MfgOutput, FieldsConvergenceAndMassAreWrittenAndReadBack) {
   EXPECT_DOUBLE_EQ(times.back(), cfg.time.horizon);
   // Geometry for the XDMF sidecar.
   const mfg::Grid& g = solver.model().grid();
-  const auto origin = in.attribute_doubles("/fields/m", "origin");
-  const auto spacing = in.attribute_doubles("/fields/m", "spacing");
+  const auto origin = in.attribute_doubles("/fields/m/values", "origin");
+  const auto spacing = in.attribute_doubles("/fields/m/values", "spacing");
   ASSERT_EQ(origin.size(), static_cast<std::size_t>(g.dim));
   for (int a = 0; a < g.dim; ++a) {
     EXPECT_DOUBLE_EQ(origin[static_cast<std::size_t>(a)], g.origin(a));
@@ -88,9 +88,9 @@ TEST_P(MfgOutput, FieldsConvergenceAndMassAreWrittenAndReadBack) {
   // Fields equal the solver's.
   auto v = detail::global_vec(solver.model().dm());
   for (std::int64_t n : want) {
-    in.read_field(fracmfg::io::field_dataset_path("m", n), solver.model().dm(), v.get());
+    in.read_level("m", n, solver.model().dm(), v.get());
     EXPECT_EQ(max_abs_difference(v.get(), solver.m(static_cast<int>(n))), 0.0) << "m at step " << n;
-    in.read_field(fracmfg::io::field_dataset_path("u", n), solver.model().dm(), v.get());
+    in.read_level("u", n, solver.model().dm(), v.get());
     EXPECT_EQ(max_abs_difference(v.get(), solver.u(static_cast<int>(n))), 0.0) << "u at step " << n;
   }
   // Convergence history and its attributes.

@@ -24,10 +24,10 @@ def summarize(path):
     with h5py.File(path, "r") as f:
         out["problem"] = f.attrs.get("problem", b"").decode() if isinstance(f.attrs.get("problem", b""), bytes) else str(f.attrs.get("problem", ""))
         for name, group in f.get("fields", {}).items():
-            steps = sorted(group.keys())
-            last = np.asarray(group[steps[-1]][...], dtype=float)
+            values = group["values"]  # [levels][...]: the levels written, in step order
+            last = np.asarray(values[-1], dtype=float)
             out["fields"][name] = {
-                "steps": len(steps),
+                "steps": int(values.shape[0]),
                 "min": float(last.min()),
                 "max": float(last.max()),
                 "mean": float(last.mean()),

@@ -34,19 +34,24 @@ def collect(path):
 
 
 def final_fields(path):
-    """The last step of each time-series field: {"fields/u/<step>": values, ...@step}."""
+    """The last level of each time-series field: {"fields/u/<step>": values, ...@time, @step}."""
     out = {}
     with h5py.File(path, "r") as f:
         for name, group in f.get("fields", {}).items():
-            if not isinstance(group, h5py.Group) or len(group) == 0:
+            if not isinstance(group, h5py.Group) or "values" not in group:
                 continue
-            last = sorted(group.keys())[-1]
-            ds = group[last]
-            out[f"fields/{name}/{last}"] = np.asarray(ds[...], dtype=float)
-            for key, value in ds.attrs.items():
+            values = group["values"]
+            if values.shape[0] == 0:
+                continue
+            step = int(group["step"][-1])
+            key = f"fields/{name}/{step:06d}"
+            out[key] = np.asarray(values[-1], dtype=float)
+            out[f"{key}@time"] = np.asarray(group["time"][-1], dtype=float)
+            out[f"{key}@step"] = np.asarray(step, dtype=float)
+            for attr, value in values.attrs.items():
                 arr = np.asarray(value)
                 if arr.dtype.kind in "biuf":
-                    out[f"fields/{name}/{last}@{key}"] = arr.astype(float)
+                    out[f"{key}@{attr}"] = arr.astype(float)
     return out
 
 

@@ -91,7 +91,7 @@ double run_and_compare(const std::string& deck_name, std::int64_t expected_steps
 
   double worst = 0.0;
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const std::vector<double> y = in->read_array(fracmfg::io::field_dataset_path("y", steps[k]));
+    const std::vector<double> y = in->read_level_values("y", k);
     EXPECT_EQ(y.size(), config.dimension());
     EXPECT_DOUBLE_EQ(times[k], config.horizon * static_cast<double>(steps[k]) /
                                    static_cast<double>(expected_steps));

@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -136,7 +138,7 @@ TEST_F(H5Atomic, KilledWriterLeavesThePreviousFileIntact) {
   EXPECT_EQ(big.back(), 1.0);
   DaField f;
   make_field(f, PETSC_COMM_SELF, 2, 64, 48, 1, 1);
-  r.read_field(fracmfg::io::field_dataset_path("u", 3), f.da, f.v);
+  r.read_level("u", 3, f.da, f.v);
   PetscReal lo = 0.0;
   PetscReal hi = 0.0;
   VecMin(f.v, nullptr, &lo);
@@ -144,5 +146,107 @@ TEST_F(H5Atomic, KilledWriterLeavesThePreviousFileIntact) {
   EXPECT_EQ(lo, 4.0);
   EXPECT_EQ(hi, 4.0);
   EXPECT_EQ(fracmfg::test::read_text(dir_ + "/out.xmf"), xmf_before);
+  fs::remove(temporary);
+}
+
+namespace {
+
+/// Continues the file at `path` as a resumed run does: levels from step `at` on are written
+/// again with values tag + step, then steps up to 5. With kill_before_commit the process
+/// dies by SIGKILL before commit (recording the temporary name in `info`).
+void continue_generation(const std::string& path, std::int64_t at, double tag,
+                         bool kill_before_commit, const std::string& info = {}) {
+  fracmfg::io::H5WriterOptions opts;
+  opts.problem = "atomic-continued";
+  opts.continue_existing = true;
+  opts.continue_at_step = at;
+  H5Writer w(MPI_COMM_WORLD, path, opts);
+  DaField f;
+  make_field(f, PETSC_COMM_WORLD, 2, 64, 48, 1, 1);
+  for (std::int64_t step = at; step <= 5; ++step) {
+    fracmfg::test::fill_with(f, tag + static_cast<double>(step));
+    w.write_field("u", f.da, f.v, step, 0.25 * static_cast<double>(step));
+  }
+  if (kill_before_commit) {
+    std::ofstream(info) << w.temporary_path() << '\n';
+    std::raise(SIGKILL);
+  }
+  EXPECT_TRUE(w.continued());
+  w.commit();
+}
+
+/// The value of every point of level `step` of "u" (the fields are constant), or NaN when
+/// they differ.
+double level_value(H5Reader& r, std::int64_t step) {
+  DaField f;
+  make_field(f, PETSC_COMM_SELF, 2, 64, 48, 1, 1);
+  r.read_level("u", step, f.da, f.v);
+  PetscReal lo = 0.0;
+  PetscReal hi = 0.0;
+  VecMin(f.v, nullptr, &lo);
+  VecMax(f.v, nullptr, &hi);
+  return lo == hi ? lo : std::nan("");
+}
+
+}  // namespace
+
+TEST_F(H5Atomic, ContinuedFileKeepsTheEarlierLevelsAndAppendsTheNewOnes) {
+  const std::string path = dir_ + "/out.h5";
+  write_generation(path, "first", 1.0, false);  // steps 0..3, values 1 + step
+  continue_generation(path, 2, 10.0, false);    // steps 2..5 again, values 10 + step
+  H5Reader r(MPI_COMM_SELF, path);
+  EXPECT_EQ(r.field_steps("u"), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(r.field_times("u"), (std::vector<double>{0.0, 0.25, 0.5, 0.75, 1.0, 1.25}));
+  EXPECT_EQ(r.read_array_int64("/step"), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(r.shape("/fields/u/values"), (std::vector<std::uint64_t>{6, 48, 64}));
+  EXPECT_EQ(level_value(r, 0), 1.0);
+  EXPECT_EQ(level_value(r, 1), 2.0);
+  for (std::int64_t step = 2; step <= 5; ++step) {
+    EXPECT_EQ(level_value(r, step), 10.0 + static_cast<double>(step)) << "step " << step;
+  }
+  // The rest of the first file stays; the root attributes say it was continued.
+  EXPECT_EQ(r.read_string("generation"), "first");
+  EXPECT_EQ(r.read_array("big").size(), 200000u);
+  EXPECT_EQ(r.attribute_int64("/", "continued_at_step"), 2);
+  EXPECT_EQ(r.attribute_string("/", "problem"), "atomic-continued");
+  // The sidecar follows the continued file: six levels.
+  const std::string xml = fracmfg::test::read_text(dir_ + "/out.xmf");
+  EXPECT_EQ(fracmfg::test::count_of(xml, "GridType=\"Uniform\""), 6u);
+}
+
+TEST_F(H5Atomic, ContinuingWithoutAFileStartsANewOne) {
+  const std::string path = dir_ + "/out.h5";
+  {
+    fracmfg::io::H5WriterOptions opts;
+    opts.continue_existing = true;
+    opts.continue_at_step = 3;
+    H5Writer w(MPI_COMM_WORLD, path, opts);
+    EXPECT_FALSE(w.continued());
+    DaField f;
+    make_field(f, PETSC_COMM_WORLD, 1, 10, 1, 1, 1);
+    w.write_field("u", f.da, f.v, 3, 0.3);
+    w.commit();
+  }
+  H5Reader r(MPI_COMM_SELF, path);
+  EXPECT_EQ(r.field_steps("u"), std::vector<std::int64_t>{3});
+  EXPECT_FALSE(r.has_attribute("/", "continued_at_step"));
+}
+
+TEST_F(H5Atomic, KilledContinuationLeavesThePreviousFileIntact) {
+  const std::string path = dir_ + "/out.h5";
+  const std::string info = dir_ + "/temporary-name.txt";
+  if (!in_child()) write_generation(path, "previous", 1.0, false);
+  const auto h5_time_before = fs::last_write_time(path);
+  setenv(kChildMarker, "1", 1);
+  EXPECT_EXIT(continue_generation(path, 2, 10.0, true, info), testing::KilledBySignal(SIGKILL), "");
+  unsetenv(kChildMarker);
+  std::string temporary;
+  std::ifstream(info) >> temporary;
+  ASSERT_FALSE(temporary.empty()) << "the child died before it started writing";
+  EXPECT_TRUE(fs::exists(temporary));
+  EXPECT_EQ(fs::last_write_time(path), h5_time_before);
+  H5Reader r(MPI_COMM_SELF, path);
+  EXPECT_EQ(r.field_steps("u"), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(level_value(r, 3), 4.0);
   fs::remove(temporary);
 }

@@ -1,6 +1,6 @@
 // The output files are plain HDF5 that the standard tools read: h5dump -H exits 0 and lists
-// the documented layout (root attributes, /time, /step, /fields/<name>/<step> with their
-// shapes), and a deck larger than HDF5's 64 KiB compact-attribute limit is stored whole.
+// the documented layout (root attributes, /time, /step, /fields/<name>/{values,time,step}
+// with their shapes), and a deck larger than HDF5's 64 KiB compact-attribute limit is stored whole.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -67,8 +67,9 @@ TEST(H5Dump, HeaderListsTheDocumentedLayout) {
   const CommandResult r = run("h5dump -H '" + path + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string& out = r.output;
-  for (const char* attr : {"fracmfg_version", "git_revision", "mpi_ranks", "created", "problem",
-                           "deck", "resolved_deck", "file_kind"}) {
+  for (const char* attr : {"layout_version", "fracmfg_version", "git_revision", "mpi_ranks",
+                           "created", "problem", "deck", "resolved_deck", "file_kind", "origin",
+                           "spacing", "centring", "boundary", "axes"}) {
     EXPECT_NE(out.find("ATTRIBUTE \"" + std::string(attr) + "\""), std::string::npos) << attr;
   }
   EXPECT_NE(out.find("DATASET \"time\""), std::string::npos);
@@ -76,13 +77,13 @@ TEST(H5Dump, HeaderListsTheDocumentedLayout) {
   EXPECT_NE(out.find("GROUP \"fields\""), std::string::npos);
   EXPECT_NE(out.find("GROUP \"uv\""), std::string::npos);
   EXPECT_NE(out.find("GROUP \"m\""), std::string::npos);
-  // Three steps per field, each a dataset named by its zero-padded step.
-  EXPECT_EQ(count_of(out, "DATASET \"000000\""), 2u);
-  EXPECT_EQ(count_of(out, "DATASET \"000001\""), 2u);
-  EXPECT_EQ(count_of(out, "DATASET \"000002\""), 2u);
-  // Global natural shapes: [ny][nx][dof] and [nx].
-  EXPECT_EQ(count_of(out, "DATASPACE  SIMPLE { ( 7, 9, 2 ) / ( 7, 9, 2 ) }"), 3u);
-  EXPECT_EQ(count_of(out, "DATASPACE  SIMPLE { ( 40 ) / ( 40 ) }"), 3u);
+  // One dataset per field with the three levels first, then the global natural shape:
+  // [levels][ny][nx][dof] and [levels][nx], extendible along the levels; beside each, the
+  // time and step of every level.
+  EXPECT_EQ(count_of(out, "DATASET \"values\""), 2u);
+  EXPECT_EQ(count_of(out, "DATASPACE  SIMPLE { ( 3, 7, 9, 2 ) / ( H5S_UNLIMITED, 7, 9, 2 ) }"), 1u);
+  EXPECT_EQ(count_of(out, "DATASPACE  SIMPLE { ( 3, 40 ) / ( H5S_UNLIMITED, 40 ) }"), 1u);
+  EXPECT_EQ(count_of(out, "DATASPACE  SIMPLE { ( 3 ) / ( H5S_UNLIMITED ) }"), 4u);
   EXPECT_NE(out.find("DATASET \"x\""), std::string::npos);
   EXPECT_NE(out.find("DATASPACE  SIMPLE { ( 12 ) / ( 12 ) }"), std::string::npos);
   EXPECT_NE(out.find("H5T_IEEE_F64LE"), std::string::npos);
@@ -91,6 +92,10 @@ TEST(H5Dump, HeaderListsTheDocumentedLayout) {
   const CommandResult d = run("h5dump -d /step '" + path + "'");
   ASSERT_EQ(d.status, 0) << d.output;
   EXPECT_NE(d.output.find("(0): 0, 1, 2"), std::string::npos) << d.output;
+  // A level of a field is a hyperslab: the first row of m at level 2 (step 2).
+  const CommandResult m = run("h5dump -d /fields/m/values -s 2,0 -c 1,40 '" + path + "'");
+  ASSERT_EQ(m.status, 0) << m.output;
+  EXPECT_NE(m.output.find("(2,0):"), std::string::npos) << m.output;
 }
 
 TEST(H5Dump, DeckLargerThanTheCompactAttributeLimitIsStoredWhole) {

@@ -1,14 +1,18 @@
 // The XDMF sidecar written at commit: every HDF5 reference points at an existing dataset of
 // the committed file (by a name relative to the .xmf) with the right dimensions; one
-// temporal collection per grid with one grid per written step at the right time; the
-// geometry is the caller's origin and spacing; multi-component fields are split into
-// per-component hyperslabs.
+// temporal collection per grid with one grid per written step at the right time, each a
+// hyperslab (level, component) of the field's one dataset; the geometry is the caller's
+// origin and spacing; and ParaView's own XDMF reader (pvpython, Debian's paraview) reads
+// every level, 1D and 2D, one and two components, as the HDF5 file holds it.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <sys/wait.h>
 #include <vector>
 
 #include "fracmfg/io/h5_reader.hpp"
@@ -49,6 +53,9 @@ std::string write_series(const std::string& dir) {
   make_field(p, PETSC_COMM_WORLD, 2, 8, 5, 1, 1);
   for (int step : {0, 10, 20}) {
     const double t = 0.01 * step;
+    fracmfg::test::fill_known(m, 0, step);  // distinct values per field, point and step
+    fracmfg::test::fill_known(uv, 1, step);
+    fracmfg::test::fill_known(p, 2, step);
     w.write_field("m", m.da, m.v, step, t);
     if (step > 0) {
       w.write_field("uv", uv.da, uv.v, step, t);
@@ -96,21 +103,54 @@ TEST(XdmfSidecar, OneTemporalCollectionPerGridWithOneGridPerStep) {
   EXPECT_EQ(count_of(xml, "<Time Value=\"0.10000000000000001\"/>"), 2u);
   EXPECT_EQ(count_of(xml, "<Time Value=\"0.20000000000000001\"/>"), 2u);
 
-  // Geometry, slowest axis first: the 1D grid is a 2D mesh one point thick.
-  EXPECT_EQ(count_of(xml, "TopologyType=\"2DCoRectMesh\" Dimensions=\"1 33\""), 3u);
-  EXPECT_EQ(count_of(xml, "TopologyType=\"2DCoRectMesh\" Dimensions=\"5 8\""), 2u);
-  EXPECT_EQ(count_of(xml, ">0 0.5</DataItem>"), 3u);
-  EXPECT_EQ(count_of(xml, ">1 0.25</DataItem>"), 3u);
-  EXPECT_EQ(count_of(xml, ">2 -1</DataItem>"), 2u);
-  EXPECT_EQ(count_of(xml, ">0.5 0.125</DataItem>"), 2u);
+  // Geometry, slowest axis first: every grid is a 3D mesh, one point thick in the axes it
+  // does not have (what ParaView reads as intended).
+  EXPECT_EQ(count_of(xml, "TopologyType=\"3DCoRectMesh\" Dimensions=\"1 1 33\""), 3u);
+  EXPECT_EQ(count_of(xml, "TopologyType=\"3DCoRectMesh\" Dimensions=\"1 5 8\""), 2u);
+  EXPECT_EQ(count_of(xml, ">0 0 0.5</DataItem>"), 3u);
+  EXPECT_EQ(count_of(xml, ">1 1 0.25</DataItem>"), 3u);
+  EXPECT_EQ(count_of(xml, ">0 2 -1</DataItem>"), 2u);
+  EXPECT_EQ(count_of(xml, ">1 0.5 0.125</DataItem>"), 2u);
 
-  // Components by name, each a hyperslab picking its index of the trailing dof dimension.
+  // Components by name, each a hyperslab (start, stride, count) picking its level of the
+  // field's dataset and its index of the trailing dof dimension; uv's steps 10 and 20 are
+  // its levels 0 and 1, m's step 20 its level 2.
   EXPECT_EQ(count_of(xml, "<Attribute Name=\"u\""), 2u);
   EXPECT_EQ(count_of(xml, "<Attribute Name=\"v\""), 2u);
   EXPECT_EQ(count_of(xml, "<Attribute Name=\"p\""), 2u);
   EXPECT_EQ(count_of(xml, "<Attribute Name=\"m\""), 3u);
-  EXPECT_EQ(count_of(xml, ">0 0 0 1 1 1 5 8 1</DataItem>"), 2u);
-  EXPECT_EQ(count_of(xml, ">0 0 1 1 1 1 5 8 1</DataItem>"), 2u);
+  EXPECT_EQ(count_of(xml, ">0 0 0 0 1 1 1 1 1 5 8 1</DataItem>"), 1u);
+  EXPECT_EQ(count_of(xml, ">1 0 0 1 1 1 1 1 1 5 8 1</DataItem>"), 1u);
+  EXPECT_EQ(count_of(xml, ">2 0 1 1 1 33</DataItem>"), 1u);
+  EXPECT_EQ(count_of(xml, ">1 0 0 1 1 1 1 5 8</DataItem>"), 1u);
+  EXPECT_EQ(count_of(xml, "series.h5:/fields/uv/values"), 4u);
+}
+
+TEST(XdmfSidecar, ParaViewReadsEveryLevelAsTheFileHoldsIt) {
+  const std::string dir = fracmfg::test::scratch_dir(MPI_COMM_WORLD, "xdmf_paraview");
+  write_series(dir);
+  if (std::system("command -v pvpython >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "pvpython not found: install Debian's paraview (scripts/setup-deps) to "
+                    "check the sidecar with ParaView's reader";
+  }
+  const char* source = std::getenv("FRACMFG_SOURCE_DIR");
+  ASSERT_NE(source, nullptr) << "FRACMFG_SOURCE_DIR is not set (run through ctest)";
+  const std::string command = std::string("pvpython '") + source +
+                              "/tests/regression/xdmf_paraview_check.py' '" + dir +
+                              "/series.xmf' --levels 3 2>&1";
+  std::FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof(buf), pipe)) > 0;) output.append(buf, n);
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << output;
+  // Every component of every field was compared at each of its levels.
+  EXPECT_NE(output.find("m: 3 level(s)"), std::string::npos) << output;
+  EXPECT_NE(output.find("u: 2 level(s)"), std::string::npos) << output;
+  EXPECT_NE(output.find("v: 2 level(s)"), std::string::npos) << output;
+  EXPECT_NE(output.find("p: 2 level(s)"), std::string::npos) << output;
 }
 
 TEST(XdmfSidecar, NoSidecarWhenDisabledOrWithoutFields) {

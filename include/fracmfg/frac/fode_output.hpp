@@ -7,11 +7,14 @@
 //   out.commit();    // the file appears only now (atomic rename)
 //
 // Contents: the time-series field "y" on the 1D "component grid" of d points (origin 1,
-// spacing 1: point i is component y_i), one dataset /fields/y/<step> of d values per written
-// step, with group attribute kind = "components" (the plot script draws trajectories or a
-// (component, t) heat map); /time and /step (the written steps); /order, the order of every
-// component; root attributes fode_method, fode_history, fode_steps, fode_horizon,
-// fode_step_size; and the deck text and resolved deck given in the options.
+// spacing 1: point i is component y_i): /fields/y/values of shape [levels][d], one level
+// per written step, with /fields/y/time and /fields/y/step, and group attribute kind =
+// "components" (the plot script draws trajectories or a (component, t) heat map); /time and
+// /step (the written steps); /order, the order of every component; root attributes
+// fode_method, fode_history, fode_steps, fode_horizon, fode_step_size; and the deck text and
+// resolved deck given in the options. No XDMF sidecar (the components are no spatial grid).
+// Levels are gathered in memory and written a chunk (about 1 MiB) at a time, so a long
+// solve written at every step costs little more than the solve.
 //
 // The grid is a 1D DMDA over the ranks that own components (a DMDA needs at least one point
 // per rank), with the solver's ownership ranges, so each rank writes its own components
@@ -31,9 +34,10 @@ namespace fracmfg::frac {
 
 class FodeOutput {
  public:
-  /// Checks the output path and creates the temporary file. Collective.
+  /// Checks the output path and creates the temporary file. expected_levels: how many steps
+  /// will be written, when known (0: unknown; it sizes the chunks). Collective.
   FodeOutput(const FodeSolver& solver, const std::string& path,
-             const io::H5WriterOptions& options = {});
+             const io::H5WriterOptions& options = {}, std::int64_t expected_levels = 0);
   /// Uncommitted: the temporary file is removed (see io::H5Writer).
   ~FodeOutput();
   FodeOutput(FodeOutput&&) noexcept;
@@ -41,7 +45,7 @@ class FodeOutput {
   FodeOutput(const FodeOutput&) = delete;
   FodeOutput& operator=(const FodeOutput&) = delete;
 
-  /// Writes the rank's components of one step as /fields/y/<step>. Collective.
+  /// Appends the rank's components of one step as the next level of /fields/y. Collective.
   void write(const FodeStepView& step);
   /// Writes the attributes and /order, then commits the file. Collective.
   void commit();

@@ -37,8 +37,9 @@ struct FodeRunSummary {
 };
 
 /// The disk space a run needs, for the check before the solve (step 2 above): y (8 bytes per
-/// component) at step 0, every output.every steps and the last step, /order, plus
-/// io::kH5DatasetOverhead per dataset and io::kH5FileOverhead. fode runs write no
+/// component) at step 0, every output.every steps and the last step as one time series
+/// (io::series_bytes), the step index, /order, plus io::kH5DatasetOverhead per other dataset
+/// and io::kH5FileOverhead. fode runs write no
 /// checkpoint (checkpoints = 0). Pure function.
 io::OutputBytes fode_output_bytes(const io::FodeConfig& config, const io::OutputConfig& output);
 

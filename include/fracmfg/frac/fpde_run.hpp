@@ -9,7 +9,10 @@
 //   3. the output file (io::H5Writer, layout in io/h5_layout.hpp): the time series field
 //      "u" with its grid geometry (XDMF sidecar), written at the first step of the run, every
 //      output.every steps and at the last step; file attributes fpde_type, order,
-//      history_method and soe_terms;
+//      history_method and soe_terms. A restarted run continues the results file of the
+//      interrupted one (io::H5WriterOptions::continue_existing): its levels before the
+//      checkpoint's step stay, the later ones are written again; without that file a new
+//      one starts at the checkpoint's step;
 //   4. the time loop with a progress line (step, t, linear iterations, ms per step, elapsed
 //      seconds, ETA from the steps left) at info level for the first and the last step and at
 //      most once per progress_interval seconds (every step at debug level), a checkpoint every
@@ -62,7 +65,8 @@ FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck,
 
 /// The disk space a run needs, for the check before the solve (io::H5Writer::
 /// check_output_paths). results: u (8 bytes per grid point) at step 0, every output.every
-/// steps and the last step, plus io::kH5DatasetOverhead per dataset and io::kH5FileOverhead.
+/// steps and the last step as one time series (io::series_bytes), the step index, plus
+/// io::kH5DatasetOverhead per other dataset and io::kH5FileOverhead.
 /// checkpoints (0 unless output.checkpoint_every > 0 or stop_at >= 0): twice one checkpoint
 /// (the previous one stays until the new one replaces it), which holds u and, for the
 /// time-fractional type, the L1 history state: 1 + the number of sum-of-exponentials terms

@@ -4,9 +4,9 @@
 // wrote it.
 //
 //   io::H5Reader in(comm, "results/crowd.h5");
-//   io::FieldShape s = in.field_shape(io::field_dataset_path("m", 10));
+//   io::FieldShape s = in.series_shape("m");
 //   // build a DMDA of s.size[0] x s.size[1] points with s.dof components, then:
-//   in.read_field(io::field_dataset_path("m", 10), da, m);   // each rank reads its box
+//   in.read_level("m", 10, da, m);   // the level written at step 10; each rank its box
 //
 // Collectivity: the constructor and every reading function are collective on the reader's
 // communicator (HDF5 metadata is read collectively: one rank reads, all receive); all
@@ -55,9 +55,20 @@ class H5Reader {
   /// da must have the stored global size and dof (any decomposition, any rank count);
   /// otherwise IoError naming the dataset and both shapes. Collective.
   void read_field(const std::string& dataset, DM da, Vec v) const;
-  /// Steps and times written for time-series field `name` (/fields/<name>). Collective.
+  /// Steps and times of the levels of time-series field `name` (/fields/<name>/step and
+  /// /fields/<name>/time). Collective.
   std::vector<std::int64_t> field_steps(const std::string& name) const;
   std::vector<double> field_times(const std::string& name) const;
+  /// The global shape of one level of time-series field `name` (from the attributes of
+  /// /fields/<name>/values, checked against its dimensions). Collective.
+  FieldShape series_shape(const std::string& name) const;
+  /// Reads the level of time-series field `name` written at `step` into Vec v, a global
+  /// vector of da (any decomposition, the stored shape); IoError when no level has that
+  /// step or the shapes differ. Collective.
+  void read_level(const std::string& name, std::int64_t step, DM da, Vec v) const;
+  /// Level number `level` (0 = first written) of time-series field `name`, whole, on every
+  /// rank, in natural order (x fastest, dof innermost). Collective.
+  std::vector<double> read_level_values(const std::string& name, std::uint64_t level) const;
 
   /// Elements [offset, offset + count) of a 1D dataset, on the calling rank (each rank
   /// may ask for a different block). Collective.

@@ -9,6 +9,18 @@
 //   for (...) out.write_field("m", da, m, step, t);               // each rank its own box
 //   out.commit();          // only now does results/crowd.h5 (and crowd.xmf) appear
 //
+// A time-series field is one dataset with the level (written step) as its first axis,
+// chunked and extended as levels arrive. Levels wait in memory until a chunk's worth (about
+// 1 MiB of the field, or one level of a larger field) is there, then go out in one
+// collective write: writing N levels costs O(N) bytes and O(N / levels per chunk) HDF5
+// calls, and a fixed number of HDF5 objects per field. The XDMF sidecar is rendered once,
+// at commit.
+//
+// Continuing a file (H5WriterOptions::continue_existing, a resumed run): the temporary file
+// starts as a copy of the committed file of that name, its levels at continue_at_step and
+// later are dropped, new levels are appended, and commit() replaces the file atomically as
+// usual; without a file of that name a new one is started.
+//
 // Atomicity: the file is written as ".<name>.tmp-<job>-<random>" in the target directory
 // and renamed to the final name by commit(). Destroying an uncommitted writer (an exception,
 // an early return) removes the temporary file and never touches the final name; a killed
@@ -23,7 +35,8 @@
 // same IoError. Wrap creation in core::collective() to get the driver's single-message exit.
 //
 // Failed writes: when HDF5 fails to write (disk full, the file size limit, an I/O error;
-// often only seen when the file is flushed or closed), the temporary file is removed at once
+// often only seen when the file is flushed or closed; for a time series, at the write_field
+// call that completes a chunk, or at commit), the temporary file is removed at once
 // and every rank throws the same io::WriteError naming the final file and the system's
 // reason ("No space left on device"); the final name is never touched, and the writer
 // accepts no more data. commit() checks that the closed file opens as a complete HDF5 file
@@ -76,11 +89,17 @@ struct OutputBytes {
 };
 
 /// HDF5 structure around the data, for those estimates: per file (superblock, root
-/// attributes with the deck text, step index) and per dataset (object header, its
-/// attributes, its link). About twice what fracmfg's files use (HDF5 1.10, 1.8 format: an
-/// mfg file of 202 fields has about 500 bytes per field beside the data).
+/// attributes with the deck text, step index), per dataset (object header, its attributes,
+/// its link) and per chunk of an extendible dataset (its B-tree entry), plus the 16 bytes of
+/// time and step per level of a time series (series_bytes). About twice what fracmfg's files
+/// use (HDF5 1.10, 1.8 format).
 inline constexpr std::uint64_t kH5FileOverhead = 64 * 1024;
 inline constexpr std::uint64_t kH5DatasetOverhead = 1024;
+inline constexpr std::uint64_t kH5ChunkOverhead = 64;
+
+/// Bytes of one time-series field of `levels` levels of `values` doubles each: the data,
+/// time and step of every level, its three datasets and their chunks' index entries.
+std::uint64_t series_bytes(std::uint64_t levels, std::uint64_t values);
 
 /// "812 B", "1.5 kB", "12.3 MB", "4.0 GB" (decimal units, one decimal).
 std::string format_bytes(std::uint64_t bytes);
@@ -95,12 +114,20 @@ struct H5WriterOptions {
   std::string deck;           ///< original deck text, attribute "deck"
   std::string resolved_deck;  ///< deck with defaults filled in, attribute "resolved_deck"
   bool write_xdmf = true;     ///< write <name>.xmf next to the file at commit
+  /// Continue the committed file at the final name, if there is one: keep its levels before
+  /// continue_at_step (drop the others) and append. Rank 0's values count.
+  bool continue_existing = false;
+  std::int64_t continue_at_step = 0;
 };
 
-/// Presentation of a time-series field (for the XDMF sidecar and the group attributes).
+/// Presentation of a time-series field (for the XDMF sidecar and the attributes of its
+/// values dataset).
 struct FieldInfo {
   UniformGrid grid;                          ///< origin and spacing of the grid points
   std::vector<std::string> component_names;  ///< dof names; empty: "<name>" or "<name>_<c>"
+  /// Levels the run will write, when known (0: unknown): chunks span no more levels, so a
+  /// short series of a small field does not take a whole chunk of disk space.
+  std::int64_t expected_levels = 0;
 };
 
 class H5Writer {
@@ -137,20 +164,31 @@ class H5Writer {
   const std::string& temporary_path() const;  ///< where the data goes until commit()
   bool committed() const;
   MPI_Comm comm() const;
+  /// True when the writer continues an existing file (continue_existing and the file was
+  /// there).
+  bool continued() const;
 
   // --- time series --------------------------------------------------------------------
   /// Sets the geometry and component names of field `name` (before its first write; a
-  /// field written without it gets origin 0, spacing 1). Collective.
+  /// field written without it gets origin 0, spacing 1; a field of a continued file keeps
+  /// the geometry stored in the file). Collective.
   void define_field(const std::string& name, const FieldInfo& info);
-  /// Writes Vec v (a global vector of the DMDA da, 1-3D, any dof) as /fields/<name>/<step>
-  /// with attributes time and step, and records (step, time) in the index. Each rank
-  /// writes its own box (DMDAGetCorners) with one collective hyperslab write straight from
-  /// the Vec's array. Every write of a field must have the same global shape; writing the
-  /// same (name, step) twice is an IoError. Collective.
+  /// Appends Vec v (a global vector of the DMDA da, 1-3D, any dof) as the next level of
+  /// /fields/<name>/values, with its time and step (rank 0's values are stored). Each rank
+  /// contributes its own box (DMDAGetCorners). Every write of a field must have the same
+  /// global shape, and its steps must increase (else IoError). The checks are agreed by
+  /// every rank at each call. Collective.
   void write_field(const std::string& name, DM da, Vec v, std::int64_t step, double time);
+  /// The same from the rank's box of the field in natural order (x fastest, dof innermost;
+  /// the layout of a DMDA global Vec's local array), copied before the call returns. For
+  /// many small levels: the DMDA is checked (collectively) at the first write and whenever
+  /// da changes, otherwise the call communicates only when a chunk is complete. Collective.
+  void write_field(const std::string& name, DM da, const PetscScalar* local, std::int64_t step,
+                   double time);
 
   // --- other datasets (absolute or relative paths; missing groups are created) ----------
-  /// A DMDA Vec at an arbitrary path, same layout and attributes as write_field. Collective.
+  /// A DMDA Vec at an arbitrary path: one dataset of the shape of one level of a time series
+  /// (no level axis), attributes dim, global_size, dof. Collective.
   void write_dmda(const std::string& dataset, DM da, Vec v);
   /// A 1D dataset made of every rank's block in rank order (global size = sum of the
   /// local counts, which may differ per rank and be 0). Collective.
@@ -173,7 +211,7 @@ class H5Writer {
   void set_attribute_doubles(const std::string& object, const std::string& name,
                              const std::vector<double>& values);
 
-  /// Writes the step index (/time, /step, per-field steps and times), closes the file,
+  /// Writes the levels still in memory and the step index (/time, /step), closes the file,
   /// waits for every rank, renames the file to its final name (rank 0, after fsync) and
   /// writes the XDMF sidecar (rank 0, temporary name then rename). Collective; afterwards
   /// the writer accepts no more data. A failure (flush, close, an incomplete file, fsync,
