@@ -317,6 +317,9 @@ TEST(H5Roundtrip, UncommittedWriterLeavesNoFileAndKeepsTheOldOne) {
   std::string left;
   for (const auto& entry : fs::directory_iterator(dir)) left += " " + entry.path().string();
   EXPECT_TRUE(left.empty()) << "files left behind:" << left;
+  // The next writer's path check creates a probe file in `dir` on rank 0: no rank may get
+  // there while another still lists the directory.
+  MPI_Barrier(MPI_COMM_WORLD);
 
   {
     H5Writer w(MPI_COMM_WORLD, path);
