@@ -236,7 +236,7 @@ struct FodeSolver::Impl {
   void agree();
   void progress(std::int64_t n);
   /// The explicit method's instability: the local component that grew beyond what the
-  /// equation allows at this step, else -1 (records the message details).
+  /// equation allows at this step, else -1.
   std::int64_t check_growth();
   /// The first local component whose right-hand side value is not finite, else -1.
   std::int64_t non_finite_rhs() const;
@@ -768,7 +768,13 @@ void FodeSolver::Impl::step(std::int64_t n) {
     failed_step = n;
     failed_component = failure;
     failed_code = code;
-    if (code != failure_unstable) failed_detail[0] = failed_detail_candidate;
+    failed_detail[0] = failed_detail_candidate;
+    if (code == failure_unstable) {
+      const auto k = static_cast<std::size_t>(failure);
+      failed_detail[0] = std::fabs(y[k]);
+      failed_detail[1] = std::fabs(y0[k]);
+      failed_detail[2] = std::pow(h, order[k]) * f[k] / y[k];  // |y[k]| > 0 here
+    }
   }
   // Agree on failures every step with one rank or a Mat (the step communicates anyway),
   // else every agree_every steps, before every observer call and at the end: a rank that
@@ -784,7 +790,8 @@ void FodeSolver::Impl::step(std::int64_t n) {
 }
 
 void FodeSolver::Impl::agree() {
-  // The earliest failed step wins, then the smallest key 4 * (global index) + code.
+  // The earliest failed step wins, then the smallest key kFailureCodes * (global index) +
+  // code.
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
   std::int64_t n = failed_step < 0 ? none : failed_step;
   std::int64_t key =
@@ -864,12 +871,7 @@ std::int64_t FodeSolver::Impl::check_growth() {
       inward[k] = 0;
       continue;
     }
-    if (std::fabs(y[k]) > growth_limit[k]) {
-      failed_detail[0] = std::fabs(y[k]);
-      failed_detail[1] = std::fabs(y0[k]);
-      failed_detail[2] = y[k] != 0.0 ? std::pow(h, order[k]) * f[k] / y[k] : 0.0;
-      return static_cast<std::int64_t>(k);
-    }
+    if (std::fabs(y[k]) > growth_limit[k]) return static_cast<std::int64_t>(k);
   }
   return -1;
 }
