@@ -48,9 +48,10 @@ RestartSource restart_source(MPI_Comm comm, const std::string& option,
 /// empty source. Collective.
 void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::string& problem);
 
-/// Usage error when source.path is the same file (io::same_file) as the run's results file
-/// or their XDMF sidecar, which the run would overwrite; resuming from output.checkpoint_file
-/// is the normal case and passes. Does nothing for an empty source. Collective.
+/// Usage error when source.path (a checkpoint, after check_checkpoint()) is the same file
+/// (io::same_file) as the run's results file or their XDMF sidecar, which the run would
+/// overwrite; resuming from output.checkpoint_file is the normal case and passes. Does
+/// nothing for an empty source. Collective.
 void check_restart_keeps_outputs(MPI_Comm comm, const RestartSource& source,
                                  const io::OutputConfig& output);
 

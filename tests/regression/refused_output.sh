@@ -2,8 +2,8 @@
 # refused_output.sh WORKDIR FRACMFG MPIRUN...
 # Output paths that would overwrite what they must not are refused before anything is
 # written (exit code 2, file:line:col: key: message), and nothing is overwritten: the deck
-# stays byte-identical, /dev/full stays a device, no results or sidecar appear, a results
-# file named by FRACMFG_RESTART stays as it was.
+# stays byte-identical, /dev/full stays a device, no results or sidecar appear, a checkpoint
+# named by FRACMFG_RESTART that is also the results file stays as it was.
 set -uo pipefail
 work=$1 fracmfg=$2
 shift 2
@@ -45,7 +45,8 @@ printf '%s\noutput: {file: c.h5, checkpoint_file: c.xmf}\n' "$body" >chk.yaml
 restart="" refused chk.yaml "output.checkpoint_file: 'c.xmf' is also the XDMF sidecar"
 check "no output was written" test ! -e r.xmf -a ! -e c.h5 -a ! -e c.xmf -a ! -e results
 
-# 4. FRACMFG_RESTART naming this deck's results file: refused, the file unchanged.
+# 4. FRACMFG_RESTART naming a checkpoint that is this deck's results file: refused before
+#    the run could replace the checkpoint with results.
 cat >fpde.yaml <<'DECK'
 problem: fpde
 fpde:
@@ -60,9 +61,10 @@ output: {file: out.h5, checkpoint_every: 1}
 DECK
 "${mpirun[@]}" 2 "$fracmfg" run fpde.yaml >/dev/null 2>&1
 check "the fpde deck ran" test -f out.h5 -a -f out.chk.h5
-cp out.h5 out.orig
-restart=out.h5 refused fpde.yaml "cannot resume from FRACMFG_RESTART=out.h5: it is the results file 'out.h5'"
-check "the results file is unchanged" cmp -s out.h5 out.orig
+sed 's/file: out.h5/file: out.chk.h5/' fpde.yaml >onto.yaml
+cp out.chk.h5 chk.orig
+restart=out.chk.h5 refused onto.yaml "cannot resume from FRACMFG_RESTART=out.chk.h5: it is the results file 'out.chk.h5'"
+check "the checkpoint is unchanged" cmp -s out.chk.h5 chk.orig
 
 [[ $failures -eq 0 ]] && echo "refused_output: all passed" && exit 0
 echo "refused_output: $failures check(s) failed"
