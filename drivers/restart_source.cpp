@@ -12,6 +12,7 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/h5_reader.hpp"
+#include "fracmfg/io/output_paths.hpp"
 
 namespace fracmfg::driver {
 
@@ -121,6 +122,31 @@ void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::str
              ", the deck is a '" + problem + "' problem",
          ExitCode::usage);
   }
+}
+
+void check_restart_keeps_outputs(MPI_Comm comm, const RestartSource& source,
+                                 const io::OutputConfig& output) {
+  if (source.empty()) return;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string clash;
+  if (rank == 0) {
+    if (io::same_file(source.path, output.file)) {
+      clash = "the results file '" + output.file + "'";
+    } else if (const std::string sidecar = io::xdmf_sidecar_path(output.file);
+               io::same_file(source.path, sidecar)) {
+      clash = "the XDMF sidecar '" + sidecar + "' of the results";
+    }
+  }
+  clash = broadcast(comm, clash);
+  if (clash.empty()) return;
+  fail("cannot resume from " + source.origin +
+           (source.origin.empty() || source.origin[0] == '-' ? " " : "=") + source.path +
+           ": it is " + clash +
+           " of this deck, which the run would overwrite; resume from the "
+           "checkpoint (output.checkpoint_file: " +
+           output.checkpoint_file + ")",
+       ExitCode::usage);
 }
 
 void refuse_restart(MPI_Comm comm, const std::string& problem, const std::string& reason) {

@@ -33,6 +33,7 @@ int run_fpde(core::Environment& env, const io::Deck& deck, exec::Selector& /*sel
   const RestartSource restart =
       restart_source(env.comm(), "-fpde_restart", deck.output().checkpoint_file);
   check_checkpoint(env.comm(), restart, "fpde");
+  check_restart_keeps_outputs(env.comm(), restart, deck.output());
   options.restart = restart.path;
   // A file system without room for the results and checkpoints fails now, before the solver
   // is built.

@@ -53,6 +53,7 @@ int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& select
   core::collective(env.comm(), [&] { io::H5Writer::check_output_paths(env.comm(), files); });
   const RestartSource restart = restart_source(env.comm(), "-mfg_restart");
   check_checkpoint(env.comm(), restart, "mfg");
+  check_restart_keeps_outputs(env.comm(), restart, deck.output());
   // 2. Build. From here on a stop signal ends the run after the current iteration, with a
   //    checkpoint, instead of killing it.
   mfg::Solver solver(env.comm(), config, &selector, env.log());

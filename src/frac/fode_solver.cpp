@@ -45,8 +45,22 @@ using OwnedKsp = std::unique_ptr<std::remove_pointer_t<KSP>, KspDeleter>;
 constexpr std::size_t kDenseNewtonLimit = 4096;
 
 /// What went wrong at a step, in the order of the agreement key (smallest wins at equal
-/// component).
-enum FailureCode : std::int64_t { failure_nan = 0, failure_diverged = 1, failure_singular = 2 };
+/// component): the solution is NaN or too large, the right-hand side is not finite, the
+/// Newton matrix is singular, the explicit method is unstable (see check_growth()).
+enum FailureCode : std::int64_t {
+  failure_nan = 0,
+  failure_diverged = 1,
+  failure_rhs = 2,
+  failure_singular = 3,
+  failure_unstable = 4,
+};
+/// The agreement key is kFailureCodes * (global index) + code.
+constexpr std::int64_t kFailureCodes = 8;
+
+/// Growth the equation cannot have (check_growth()): |y_i| above this many times
+/// max(|y_i(0)|, kGrowthFloor * max_k |y_k(0)|).
+constexpr double kGrowthFactor = 2.0;
+constexpr double kGrowthFloor = 1e-8;
 
 std::string format_double(double v) {
   char buf[32];
@@ -180,6 +194,16 @@ struct FodeSolver::Impl {
   std::int64_t failed_step = -1;
   std::int64_t failed_component = 0;
   std::int64_t failed_code = 0;
+  /// Values for the message of a failure (the owner's, broadcast by agree()): the offending
+  /// value, and for failure_unstable |y_i(0)| and h^a f_i / y_i.
+  double failed_detail[3] = {0.0, 0.0, 0.0};
+  /// Set by the Newton iterations when the right-hand side was not finite at an iterate
+  /// (their return value then names that component instead of a zero pivot).
+  bool newton_rhs_failed = false;
+  /// Per local component of order <= 1 (abm): y_i f_i(t, y) <= 0 at every step so far, so
+  /// that the equation's solution satisfies |y_i(t)| <= |y_i(0)| (check_growth()).
+  std::vector<char> inward;
+  std::vector<double> growth_limit;
   /// Steps between agreements on failures when nothing else communicates (see step()).
   std::int64_t agree_every = 32;
   std::int64_t observe_every = 0;  ///< 0: no observer
@@ -211,6 +235,11 @@ struct FodeSolver::Impl {
   /// every rank when some rank recorded a failure.
   void agree();
   void progress(std::int64_t n);
+  /// The explicit method's instability: the local component that grew beyond what the
+  /// equation allows at this step, else -1.
+  std::int64_t check_growth();
+  /// The first local component whose right-hand side value is not finite, else -1.
+  std::int64_t non_finite_rhs() const;
 };
 
 // --- setup -------------------------------------------------------------------------------
@@ -456,6 +485,13 @@ void FodeSolver::Impl::setup(FodeProblem problem) {
   const auto n = static_cast<std::size_t>(local);
   y = y0;
   for (auto* v : {&f, &ytmp, &ftmp, &taylor, &hp, &hc, &dg}) v->assign(n, 0.0);
+  double scale = max_abs(y0);
+  MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
+  growth_limit.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    growth_limit[k] = kGrowthFactor * std::max({std::fabs(y0[k]), kGrowthFloor * scale,
+                                                std::numeric_limits<double>::min()});
+  }
 }
 
 // --- right-hand side ---------------------------------------------------------------------
@@ -530,6 +566,10 @@ std::int64_t FodeSolver::Impl::newton_dense(std::int64_t step_index, double t) {
   while (it < options.newton_max_iterations && !converged) {
     ++it;
     eval(t, y.data(), f.data());
+    if (const std::int64_t bad = non_finite_rhs(); bad >= 0) {
+      newton_rhs_failed = true;
+      return bad;
+    }
     for (std::size_t k = 0; k < n; ++k) g[k] = y[k] - ytmp[k] - c0[k] * f[k];
     if (rhs.jacobian) {
       rhs.jacobian(t, y.data(), jac.data());
@@ -571,6 +611,10 @@ std::int64_t FodeSolver::Impl::newton_diagonal(std::int64_t step_index, double t
   while (it < options.newton_max_iterations && !converged) {
     ++it;
     eval(t, y.data(), f.data());
+    if (const std::int64_t bad = non_finite_rhs(); bad >= 0) {
+      newton_rhs_failed = true;
+      return bad;
+    }
     pointwise_derivative(t, y.data(), dg.data());
     ++stats.jacobian_evaluations;
     double du = 0.0;
@@ -654,7 +698,9 @@ void FodeSolver::Impl::step(std::int64_t n) {
   const double t = time_of(n);
   std::int64_t failure = -1;
   std::int64_t code = failure_nan;
+  double failed_detail_candidate = 0.0;
   if (n == 0) {
+    inward.assign(nloc, 1);
     y = y0;
     eval(t, y.data(), f.data());
   } else {
@@ -678,12 +724,14 @@ void FodeSolver::Impl::step(std::int64_t n) {
       eval(t, y.data(), f.data());
     } else {
       for (std::size_t k = 0; k < nloc; ++k) ytmp[k] = taylor[k] + hc[k];
+      newton_rhs_failed = false;
       const std::int64_t singular = rhs.function            ? newton_dense(n, t)
                                     : rhs.linear != nullptr ? newton_ksp(n, t)
                                                             : newton_diagonal(n, t);
       if (singular >= 0) {
         failure = singular;
-        code = failure_singular;
+        code = newton_rhs_failed ? failure_rhs : failure_singular;
+        if (newton_rhs_failed) failed_detail_candidate = f[static_cast<std::size_t>(singular)];
       } else {
         eval(t, y.data(), f.data());
       }
@@ -700,14 +748,33 @@ void FodeSolver::Impl::step(std::int64_t n) {
       if (!(std::fabs(v) <= options.divergence_threshold)) {
         failure = static_cast<std::int64_t>(k);
         code = failure_diverged;
+        failed_detail_candidate = v;
         break;
       }
     }
+  }
+  // A right-hand side that is not finite at the step's solution (at step 0: at the initial
+  // value) is named here, before it turns the next step into NaN or a singular matrix.
+  if (failure < 0) {
+    failure = non_finite_rhs();
+    code = failure_rhs;
+    if (failure >= 0) failed_detail_candidate = f[static_cast<std::size_t>(failure)];
+  }
+  if (failure < 0 && !implicit()) {
+    failure = check_growth();
+    code = failure_unstable;
   }
   if (failure >= 0 && failed_step < 0) {
     failed_step = n;
     failed_component = failure;
     failed_code = code;
+    failed_detail[0] = failed_detail_candidate;
+    if (code == failure_unstable) {
+      const auto k = static_cast<std::size_t>(failure);
+      failed_detail[0] = std::fabs(y[k]);
+      failed_detail[1] = std::fabs(y0[k]);
+      failed_detail[2] = std::pow(h, order[k]) * f[k] / y[k];  // |y[k]| > 0 here
+    }
   }
   // Agree on failures every step with one rank or a Mat (the step communicates anyway),
   // else every agree_every steps, before every observer call and at the end: a rank that
@@ -723,10 +790,12 @@ void FodeSolver::Impl::step(std::int64_t n) {
 }
 
 void FodeSolver::Impl::agree() {
-  // The earliest failed step wins, then the smallest key 4 * (global index) + code.
+  // The earliest failed step wins, then the smallest key kFailureCodes * (global index) +
+  // code.
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
   std::int64_t n = failed_step < 0 ? none : failed_step;
-  std::int64_t key = failed_step < 0 ? none : 4 * (first + failed_component) + failed_code;
+  std::int64_t key =
+      failed_step < 0 ? none : kFailureCodes * (first + failed_component) + failed_code;
   if (size > 1) {
     std::int64_t global_step = none;
     MPI_Allreduce(&n, &global_step, 1, MPI_INT64_T, MPI_MIN, comm);
@@ -738,13 +807,17 @@ void FodeSolver::Impl::agree() {
     key = global_key;
   }
   if (n == none) return;
-  const std::int64_t component = key / 4;
-  const std::int64_t code = key % 4;
+  const std::int64_t component = key / kFailureCodes;
+  const std::int64_t code = key % kFailureCodes;
   int owner = 0;
   for (int r = 0; r < size; ++r) {
     const auto ur = static_cast<std::size_t>(r);
     if (component >= starts[ur] && component < starts[ur] + sizes[ur]) owner = r;
   }
+  double detail[3] = {failed_detail[0], failed_detail[1], failed_detail[2]};
+  if (size > 1) MPI_Bcast(detail, 3, MPI_DOUBLE, owner, comm);
+  const std::string yi = "y" + std::to_string(component + 1);
+  const std::string fi = "f" + std::to_string(component + 1);
   std::ostringstream os;
   os << "fode: ";
   switch (code) {
@@ -753,11 +826,54 @@ void FodeSolver::Impl::agree() {
       os << "the solution diverged (infinite or above " << options.divergence_threshold
          << " in magnitude)";
       break;
+    case failure_rhs:
+      os << "the right-hand side " << fi << " is "
+         << (std::isnan(detail[0]) ? "not a number (NaN)"
+                                   : "infinite (" + format_double(detail[0]) + ")")
+         << (n == 0 ? " at the initial value," : "");
+      break;
+    case failure_unstable:
+      os << "method abm is unstable at this step size (h = " << format_double(h) << "): |" << yi
+         << "| grew to " << format_double(detail[0]) << ", more than " << kGrowthFactor
+         << " x its initial " << format_double(detail[1]) << ", although " << yi << " " << fi
+         << " <= 0 at every step so far, so the exact solution cannot grow (h^a " << fi << "/" << yi
+         << " = " << format_double(detail[2]) << ")";
+      break;
     default: os << "the Newton matrix is singular"; break;
   }
-  os << " at step " << n << " (t = " << format_double(time_of(n)) << "), component y"
-     << component + 1 << " (global index " << component << ")";
+  os << " at step " << n << " (t = " << format_double(time_of(n)) << "), component " << yi
+     << " (global index " << component << ")";
+  if (code == failure_unstable) {
+    os << "; use method: trapezoidal (implicit) or more steps (a smaller h)";
+  }
   throw core::CollectiveError(os.str(), ExitCode::numerical, owner);
+}
+
+std::int64_t FodeSolver::Impl::non_finite_rhs() const {
+  for (std::size_t k = 0; k < f.size(); ++k) {
+    if (!std::isfinite(f[k])) return static_cast<std::int64_t>(k);
+  }
+  return -1;
+}
+
+// For 0 < a <= 1, D^a (y^2) <= 2 y D^a y (Alikhanov, Comput. Math. Appl. 59 (2010), Lemma 1),
+// so while y_i f_i(t, y) <= 0 on [0, t] the solution keeps |y_i(t)| <= |y_i(0)|. The
+// predictor-corrector outside its stability region (e.g. D^a y = -lambda y with lambda h^a
+// too large; Garrappa, Int. J. Comput. Math. 87 (2010)) grows instead, with y_i f_i < 0 at
+// every step: that growth is refused. A solution that grows legitimately (D^a y = y) has
+// y f > 0 and is never checked. Components of order > 1 (with an initial derivative) are
+// not covered by the inequality.
+std::int64_t FodeSolver::Impl::check_growth() {
+  const auto nloc = static_cast<std::size_t>(local);
+  for (std::size_t k = 0; k < nloc; ++k) {
+    if (inward[k] == 0 || order[k] > 1.0) continue;
+    if (y[k] * f[k] > 0.0) {
+      inward[k] = 0;
+      continue;
+    }
+    if (std::fabs(y[k]) > growth_limit[k]) return static_cast<std::int64_t>(k);
+  }
+  return -1;
 }
 
 void FodeSolver::Impl::progress(std::int64_t n) {

@@ -20,6 +20,10 @@ Field fpde_schema();
 
 /// Fills the defaults that depend on the deck's file name (output.file, checkpoint_file).
 void fill_output_defaults(Value& root, const std::string& file);
+/// The deck, the results, their sidecar and the checkpoint must be four different files, and
+/// no target may exist as anything but a regular file (io/output_paths.hpp); a DeckError at
+/// output.file or output.checkpoint_file otherwise. Call after fill_output_defaults.
+void check_output_section(const Value& root, const std::string& file);
 
 void check_mfg(const Value& root, const std::string& file);
 void check_fode(const Value& root, const std::string& file);

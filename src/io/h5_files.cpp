@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fracmfg/config.hpp"
+#include "fracmfg/io/output_paths.hpp"
 #include "io/xdmf_writer.hpp"
 
 namespace fracmfg::io::detail {
@@ -47,6 +48,7 @@ void check_output_path_locally(const std::string& path) {
     throw IoError(prefix + "cannot create directory '" + dir.string() + "': " + ec.message());
   }
   if (fs::is_directory(target, ec)) throw IoError(prefix + "it is a directory");
+  require_replaceable(path);
   // Try to create a file: the only test of writability that holds for every file system,
   // access control list and user (root passes access(W_OK) on read-only mounts too).
   const fs::path probe =
@@ -407,6 +409,7 @@ void AtomicH5File::commit(const std::function<void()>& after_rename) {
         if (!check.reset()) throw_h5("cannot reopen '" + temporary_path_ + "'");
       }
       fsync_path(temporary_path_, false);
+      require_replaceable(path_);  // never a device node, FIFO or directory
       if (std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
         throw IoError("cannot rename '" + temporary_path_ + "' to '" + path_ +
                       "': " + std::strerror(errno));

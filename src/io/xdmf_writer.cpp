@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/io/output_paths.hpp"
 
 namespace fracmfg::io::detail {
 
@@ -230,6 +231,12 @@ void write_text_file_atomically(const std::string& path, const std::string& text
   if (!written || !flushed || !closed) {
     std::remove(tmp.c_str());
     throw IoError("cannot write '" + path + "': " + std::strerror(written ? errno : write_errno));
+  }
+  try {
+    require_replaceable(path);  // never a device node, FIFO or directory
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;

@@ -33,6 +33,10 @@ using detail::VecPtr;
 
 constexpr double kNegativeTolerance = 1e-10;  // relative to max m: solver round-off
 constexpr double kDivergenceFactor = 1e6;
+// The changes of u and m are relative to max(RMS of the field, this): an absolute floor, so
+// that a field at round-off level (u = 0 up to 1e-17 in a game whose data cancel exactly)
+// gives round-off changes, not changes of order 1 between two round-off vectors.
+constexpr double kChangeFloor = 1e-6;
 
 std::string level_name(const char* field, int n) {
   char buf[32];
@@ -355,6 +359,9 @@ struct Solver::Impl {
     all.insert(all.end(), norms_m.begin(), norms_m.end());
     MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
                   comm);
+    PetscInt points = 0;
+    FRACMFG_PETSC_CHECK(VecGetSize(x.u[0].get(), &points));
+    const double size_floor = static_cast<double>(points) * kChangeFloor * kChangeFloor;
     auto relative = [&](std::size_t offset) {
       double change = 0.0, size = 0.0;
       for (int n = 0; n < levels; ++n) {
@@ -365,7 +372,7 @@ struct Solver::Impl {
         }
       }
       if (change == 0.0) return 0.0;
-      return std::sqrt(change) / std::sqrt(std::max(size, std::numeric_limits<double>::min()));
+      return std::sqrt(change) / std::sqrt(std::max(size, size_floor));
     };
     IterationRecord rec;
     rec.iteration = it;

@@ -16,8 +16,10 @@
 
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/frac/fode_solver.hpp"
 
 namespace ff = fracmfg::frac;
@@ -182,4 +184,47 @@ TEST_F(DistributedFode, TrapezoidalWithMatMatchesOneRankToRoundOff) {
 TEST_F(DistributedFode, GivenUnevenLayoutMatchesOneRankToRoundOff) {
   compare_with_one_rank(ff::FodeMethod::abm, true, true);
   compare_with_one_rank(ff::FodeMethod::trapezoidal, false, true);
+}
+
+// abm beyond its stability limit in the last component only (owned by the last rank):
+// every rank throws the same error, with the owner's values in the message.
+TEST(DistributedFodeFailure, UnstableComponentOnTheLastRankIsReportedByEveryRank) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ff::FodeProblem p;
+  p.global_size = 4 * size;
+  p.order = {0.8};
+  p.horizon = 1.0;
+  p.steps = 64;  // h = 1/64: h^0.8 x 10 = 0.36 is stable, h^0.8 x 1000 = 36 is not
+  p.initial = {1.0};
+  const PetscInt last = p.global_size - 1;
+  ff::FodeRhs rhs;
+  PetscInt first = 0;
+  const PetscInt local = ff::fode_local_size(MPI_COMM_WORLD, p.global_size);
+  MPI_Exscan(&local, &first, 1, MPIU_INT, MPI_SUM, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) first = 0;
+  rhs.function = [first, local, last](double, const double* y, double* f) {
+    for (PetscInt k = 0; k < local; ++k) f[k] = (first + k == last ? -1000.0 : -10.0) * y[k];
+  };
+  ff::FodeOptions o;
+  o.method = ff::FodeMethod::abm;
+  ff::FodeSolver s(MPI_COMM_WORLD, p, rhs, o);
+  std::string what = "no error";
+  try {
+    s.solve();
+  } catch (const fracmfg::core::CollectiveError& e) {
+    what = e.what();
+  }
+  const std::string expected = "fode: method abm is unstable at this step size (h = 0.015625): |y" +
+                               std::to_string(last + 1) + "| grew to ";
+  EXPECT_EQ(what.rfind(expected, 0), 0u) << what;
+  EXPECT_NE(what.find("its initial 1, although y" + std::to_string(last + 1)), std::string::npos)
+      << what;
+  EXPECT_EQ(what.find("grew to 0,"), std::string::npos) << what;
+  EXPECT_NE(what.find("at step 1 (t = 0.015625), component y" + std::to_string(last + 1) +
+                      " (global index " + std::to_string(last) + ")"),
+            std::string::npos)
+      << what;
 }

@@ -227,7 +227,7 @@ TEST(fode_solver_test, BlowUpStopsWithNumericalErrorNamingStepTimeAndComponent) 
 }
 
 TEST(fode_solver_test, NanStopsAtTheFirstStepItAppears) {
-  // f = sqrt(y - 1.5) is NaN at y(0) = 1: y_1 is NaN.
+  // f = sqrt(y - 1.5) is NaN at y(0) = 1: named at step 0, before y_1 becomes NaN.
   ff::FodeProblem p = problem({0.5}, 10);
   ff::FodeRhs rhs;
   rhs.function = [](double, const double* y, double* f) { f[0] = std::sqrt(y[0] - 1.5); };
@@ -237,9 +237,101 @@ TEST(fode_solver_test, NanStopsAtTheFirstStepItAppears) {
     FAIL() << "expected a CollectiveError";
   } catch (const fracmfg::core::CollectiveError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "fode: the solution is not a number (NaN) at step 1 (t = 0.1), component y1 "
-              "(global index 0)");
+              "fode: the right-hand side f1 is not a number (NaN) at the initial value, at step 0 "
+              "(t = 0), component y1 (global index 0)");
   }
+}
+
+// The message of the CollectiveError that solving throws, or "no error".
+std::string failure_of(const ff::FodeProblem& p, const ff::FodeRhs& rhs, const ff::FodeOptions& o) {
+  try {
+    solve_final(p, rhs, o);
+  } catch (const fracmfg::core::CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), fracmfg::ExitCode::numerical);
+    return e.what();
+  }
+  return "no error";
+}
+
+ff::FodeOptions method(ff::FodeMethod m) {
+  ff::FodeOptions o;
+  o.method = m;
+  return o;
+}
+
+TEST(fode_solver_test, TrapezoidalNamesANanRightHandSideAndItsComponent) {
+  // f2 = sqrt(y1 - 2) is NaN at the initial value: once reported as a singular Newton matrix.
+  ff::FodeProblem p = problem({0.5, 0.5}, 10);
+  ff::FodeRhs rhs;
+  rhs.function = [](double, const double* y, double* f) {
+    f[0] = -y[0];
+    f[1] = std::sqrt(y[0] - 2.0);
+  };
+  EXPECT_EQ(failure_of(p, rhs, method(ff::FodeMethod::trapezoidal)),
+            "fode: the right-hand side f2 is not a number (NaN) at the initial value, at step 0 "
+            "(t = 0), component y2 (global index 1)");
+}
+
+TEST(fode_solver_test, TrapezoidalNamesARightHandSideThatTurnsNanDuringNewton) {
+  // f = -1/sqrt(y - 0.5) - 40: the first Newton iterate of step 1 falls below 0.5.
+  ff::FodeProblem p = problem({0.9}, 10);
+  ff::FodeRhs rhs;
+  rhs.function = [](double, const double* y, double* f) {
+    f[0] = -1.0 / std::sqrt(y[0] - 0.5) - 40.0;
+  };
+  const std::string what = failure_of(p, rhs, method(ff::FodeMethod::trapezoidal));
+  EXPECT_EQ(what.rfind("fode: the right-hand side f1 is not a number (NaN) at step 1", 0), 0u)
+      << what;
+}
+
+TEST(fode_solver_test, AbmPastItsStabilityLimitStopsAndSuggestsTrapezoidal) {
+  // D^a y = -lambda y decays (|y| <= 1), but abm beyond its stability limit grew to 3.5e4 and
+  // 1.9e49 and returned that.
+  struct Case {
+    double order, lambda;
+    std::int64_t steps;
+    const char* h;
+  };
+  for (const Case c : {Case{0.8, 10.0, 8, "h = 0.125"}, Case{0.5, 1000.0, 10, "h = 0.1"}}) {
+    ff::FodeProblem p = problem({c.order}, c.steps);
+    ff::FodeRhs rhs;
+    const double lambda = c.lambda;
+    rhs.function = [lambda](double, const double* y, double* f) { f[0] = -lambda * y[0]; };
+    const std::string what = failure_of(p, rhs, method(ff::FodeMethod::abm));
+    EXPECT_EQ(what.rfind(std::string("fode: method abm is unstable at this step size (") + c.h, 0),
+              0u)
+        << what;
+    EXPECT_NE(what.find("component y1 (global index 0); use method: trapezoidal"),
+              std::string::npos)
+        << what;
+    // The implicit method at the same step decays.
+    const double exact = ff::mittag_leffler(-lambda, c.order);
+    EXPECT_NEAR(solve_final(p, rhs, method(ff::FodeMethod::trapezoidal))[0], exact, 0.05);
+  }
+  // abm within its limit (h^a lambda about 0.12) is not stopped.
+  ff::FodeRhs rhs;
+  rhs.function = [](double, const double* y, double* f) { f[0] = -10.0 * y[0]; };
+  EXPECT_NEAR(solve_final(problem({0.8}, 256), rhs, method(ff::FodeMethod::abm))[0],
+              ff::mittag_leffler(-10.0, 0.8), 1e-3);
+}
+
+TEST(fode_solver_test, AbmFollowsALegitimatelyGrowingSolution) {
+  // D^a y = y grows like E_a(t^a) (about 30 at t = 3 for a = 0.8): y f > 0, never refused,
+  // even at a coarse step.
+  ff::FodeRhs rhs;
+  rhs.function = [](double, const double* y, double* f) { f[0] = y[0]; };
+  const double exact = ff::mittag_leffler(std::pow(3.0, 0.8), 0.8);
+  EXPECT_NEAR(solve_final(problem({0.8}, 600, 3.0), rhs, method(ff::FodeMethod::abm))[0], exact,
+              1e-3 * exact);
+  EXPECT_GT(solve_final(problem({0.8}, 6, 3.0), rhs, method(ff::FodeMethod::abm))[0], 10.0);
+  // A decaying and a growing component side by side.
+  ff::FodeProblem p = problem({0.8, 0.8}, 600, 3.0);
+  ff::FodeRhs both;
+  both.function = [](double, const double* y, double* f) {
+    f[0] = -2.0 * y[0];
+    f[1] = y[1] - 0.5 * y[0];
+  };
+  EXPECT_EQ(failure_of(p, both, method(ff::FodeMethod::abm)), "no error");
 }
 
 TEST(fode_solver_test, ObserverSeesEveryKthStepAndTheLast) {

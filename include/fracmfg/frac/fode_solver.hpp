@@ -44,9 +44,14 @@
 // diag g'(y)) (options prefix "fode_", e.g. -fode_ksp_type cg -fode_pc_type jacobi).
 //
 // Failure: a solution value that is not finite or exceeds divergence_threshold in magnitude,
-// or a singular Newton matrix, stops solve() on every rank with core::CollectiveError (exit
-// code numerical) naming the first failed step, its time and the component (y<i>, 1-based
-// global index). The ranks agree on it (an allreduce) after every step with one rank or a
+// a right-hand side value that is not finite (at the initial value, at a step's solution or
+// at a Newton iterate: named as f<i>, not as a singular matrix), a singular Newton matrix,
+// or abm growth that the equation cannot have (a component of order <= 1 with y_i f_i <= 0
+// at every step so far, which keeps the exact |y_i| <= |y_i(0)|, grown past 2 |y_i(0)|: the
+// method beyond its stability limit, e.g. D^0.8 y = -10 y at h = 1/8; the message suggests
+// trapezoidal or a smaller step) stops solve() on every rank with core::CollectiveError
+// (exit code numerical) naming the first failed step, its time and the component (y<i>,
+// 1-based global index). The ranks agree on it (an allreduce) after every step with one rank or a
 // Mat, else every 32 steps, before every observer call and at the last step (a failed rank
 // carries on with meaningless values until then). Newton iterations that reach
 // newton_max_iterations are counted and warned about once.
