@@ -29,6 +29,7 @@
 #include "fracmfg/frac/riesz_operator.hpp"
 #include "fracmfg/frac/riesz_shell.hpp"
 #include "fracmfg/io/config.hpp"
+#include "mpi_benchmark_main.hpp"
 
 namespace {
 
@@ -222,27 +223,8 @@ BENCHMARK(BM_RieszStepShellCg)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
-/// Discards the results (ranks other than 0).
-class NullReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  fracmfg::core::EnvironmentOptions opts;
-  opts.log_level = fracmfg::core::LogLevel::warn;
-  fracmfg::core::Environment env(&argc, &argv, opts);
-  benchmark::Initialize(&argc, argv);
-  if (env.rank() != 0) {
-    // Every rank runs every benchmark (the collective calls need them); rank 0 reports.
-    NullReporter quiet;
-    benchmark::RunSpecifiedBenchmarks(&quiet);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
-  return 0;
+  return fracmfg::perf::mpi_benchmark_main(argc, argv);
 }

@@ -25,6 +25,7 @@
 
 #include "fracmfg/core/environment.hpp"
 #include "fracmfg/io/h5_writer.hpp"
+#include "mpi_benchmark_main.hpp"
 
 namespace fs = std::filesystem;
 
@@ -147,26 +148,8 @@ void BM_LargeLevels(benchmark::State& state) {
 }
 BENCHMARK(BM_LargeLevels)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-class NullReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  fracmfg::core::EnvironmentOptions opts;
-  opts.log_level = fracmfg::core::LogLevel::warn;
-  fracmfg::core::Environment env(&argc, &argv, opts);
-  benchmark::Initialize(&argc, argv);
-  if (env.rank() != 0) {
-    // Every rank runs every benchmark (the writes are collective); rank 0 reports.
-    NullReporter quiet;
-    benchmark::RunSpecifiedBenchmarks(&quiet);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
-  return 0;
+  return fracmfg::perf::mpi_benchmark_main(argc, argv);
 }
