@@ -12,7 +12,6 @@
 #include "core/text.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/exec/kernel_names.hpp"
-#include "fracmfg/frac/convolution.hpp"
 #include "fracmfg/kernels/history.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"

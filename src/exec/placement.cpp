@@ -9,7 +9,7 @@
 #include "fracmfg/exec/partition.hpp"
 
 #if FRACMFG_HAVE_CUDA
-#include "kernels/cuda/device_select.hpp"
+#include "exec/cuda/device_select.hpp"
 #endif
 
 namespace fracmfg::exec {
@@ -74,7 +74,7 @@ DeviceSlot place_rank(const Hardware& hw, int max_ranks_per_gpu) {
 void activate_device(const DeviceSlot& slot) {
   if (slot.on_host()) return;
 #if FRACMFG_HAVE_CUDA
-  const std::string err = kernels::cuda::select_device(slot.device);
+  const std::string err = cuda::select_device(slot.device);
   if (!err.empty()) {
     throw Error("cannot make CUDA device " + std::to_string(slot.device) + " current: " + err);
   }

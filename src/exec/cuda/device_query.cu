@@ -12,9 +12,9 @@
 
 #include <string>
 
-#include "kernels/cuda/cuda_runtime.hpp"
+#include "exec/cuda/cuda_runtime.hpp"
 
-namespace fracmfg::kernels::cuda {
+namespace fracmfg::exec::cuda {
 
 namespace {
 __global__ void axpy_kernel(double a, const double* x, double* y, std::size_t n) {
@@ -27,8 +27,8 @@ std::string error_text(cudaError_t e) {
 }
 }  // namespace
 
-exec::CudaStatus probe() {
-  exec::CudaStatus s;
+CudaStatus probe() {
+  CudaStatus s;
   s.compiled = true;
   cudaRuntimeGetVersion(&s.runtime_version);
   cudaDriverGetVersion(&s.driver_version);
@@ -43,7 +43,7 @@ exec::CudaStatus probe() {
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, d) != cudaSuccess) continue;
-    exec::CudaDevice dev;
+    CudaDevice dev;
     dev.id = d;
     dev.name = p.name;
     dev.cc_major = p.major;
@@ -91,4 +91,4 @@ std::string axpy(int device, double a, const double* x, double* y, std::size_t n
   return err;
 }
 
-}  // namespace fracmfg::kernels::cuda
+}  // namespace fracmfg::exec::cuda

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "kernels/cuda/device_select.hpp"
+#include "exec/cuda/device_select.hpp"
 
-namespace fracmfg::kernels::cuda {
+namespace fracmfg::exec::cuda {
 
 std::string select_device(int device) {
   cudaError_t e = cudaSetDevice(device);
@@ -17,4 +17,4 @@ std::string select_device(int device) {
   return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
 }
 
-}  // namespace fracmfg::kernels::cuda
+}  // namespace fracmfg::exec::cuda
