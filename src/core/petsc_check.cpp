@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/petsc_error_handler.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 
 namespace fracmfg::detail {
 
@@ -25,7 +26,9 @@ PetscErrorCode record_petsc_error(MPI_Comm /*comm*/, int line, const char* fun, 
   return code;
 }
 
-void throw_petsc_error(PetscErrorCode code, const char* expression, const char* file, int line) {
+namespace {
+std::string petsc_error_message(PetscErrorCode code, const char* expression, const char* file,
+                                int line) {
   const char* generic = nullptr;
   PetscErrorMessage(code, &generic, nullptr);
   std::ostringstream os;
@@ -34,7 +37,22 @@ void throw_petsc_error(PetscErrorCode code, const char* expression, const char* 
   if (!last_petsc_message.empty()) os << ": " << last_petsc_message;
   os << " from " << expression << " at " << file << ':' << line;
   last_petsc_message.clear();
-  throw PetscError(static_cast<int>(code), os.str());
+  return os.str();
+}
+}  // namespace
+
+void throw_petsc_error(PetscErrorCode code, const char* expression, const char* file, int line) {
+  throw PetscError(static_cast<int>(code), petsc_error_message(code, expression, file, line));
+}
+
+void throw_petsc_solve_error(PetscErrorCode code, const char* expression, const char* file,
+                             int line) {
+  std::string message = petsc_error_message(code, expression, file, line);
+  // The converged reason is the same on every rank, so is this error: agreed already.
+  if (code == PETSC_ERR_NOT_CONVERGED) {
+    throw core::CollectiveError(message, ExitCode::petsc, 0);
+  }
+  throw PetscError(static_cast<int>(code), message);
 }
 
 PetscErrorCode petsc_callback_error(const char* what, const char* file, int line) noexcept {

@@ -657,7 +657,7 @@ std::int64_t FodeSolver::Impl::newton_ksp(std::int64_t step_index, double t) {
       FRACMFG_PETSC_CHECK(MatDiagonalSet(m.get(), diagonal.get(), ADD_VALUES));
       FRACMFG_PETSC_CHECK(KSPSetOperators(ksp.get(), m.get(), m.get()));
     }
-    FRACMFG_PETSC_CHECK(KSPSolve(ksp.get(), residual.get(), update.get()));
+    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp.get(), residual.get(), update.get()));
     KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
     FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp.get(), &reason));
     PetscInt its = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/frac/riesz_shell.hpp"
@@ -454,7 +455,7 @@ struct FpdeSolver::Impl {
           b.get()[p] = lin_rhs[p] + weight[p] * f_now[p];
         }
       }
-      FRACMFG_PETSC_CHECK(KSPSolve(ksp, rhs, u));
+      FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp, rhs, u));
       KSPConvergedReason reason;
       FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp, &reason));
       PetscInt its = 0;
@@ -464,11 +465,11 @@ struct FpdeSolver::Impl {
         std::ostringstream os;
         os << "fpde: the linear solve of step " << m << " failed (" << KSPConvergedReasons[reason]
            << " after " << its << " iterations)";
-        throw NumericalError(os.str());
+        solve_failed(os.str());
       }
     } else {
       current_level = m;
-      FRACMFG_PETSC_CHECK(SNESSolve(snes, nullptr, u));
+      FRACMFG_PETSC_CHECK_SOLVE(SNESSolve(snes, nullptr, u));
       SNESConvergedReason reason;
       FRACMFG_PETSC_CHECK(SNESGetConvergedReason(snes, &reason));
       PetscInt its = 0;
@@ -481,7 +482,7 @@ struct FpdeSolver::Impl {
         std::ostringstream os;
         os << "fpde: the nonlinear solve of step " << m << " failed ("
            << SNESConvergedReasons[reason] << " after " << its << " Newton iterations)";
-        throw NumericalError(os.str());
+        solve_failed(os.str());
       }
     }
     stats.solve_seconds += seconds_since(t0);
@@ -493,6 +494,35 @@ struct FpdeSolver::Impl {
     }
     history->push(du.data());
     stats.history_seconds += seconds_since(t1);
+  }
+
+  /// A KSP's or SNES's converged reason is the same on every rank, so every rank gets here
+  /// together: the failure is agreed already and thrown as such.
+  [[noreturn]] static void solve_failed(const std::string& message) {
+    throw core::CollectiveError(message, ExitCode::numerical, 0);
+  }
+
+  /// Collective. A NaN can stay in one rank's block (a point-wise preconditioner, a source
+  /// that is NaN there only), and VecNorm's maximum may drop it: every rank checks its points
+  /// and all agree, naming the first point of the lowest rank that has one.
+  void check_finite() const {
+    core::collective(comm, [&] {
+      ReadArray ua(u);
+      for (std::size_t p = 0; p < grid.local_size(); ++p) {
+        const double v = ua.get()[p];
+        if (std::isfinite(v)) continue;
+        std::ostringstream os;
+        os << "fpde: the solution is not finite (";
+        if (std::isnan(v)) {
+          os << "NaN";
+        } else {
+          os << v;
+        }
+        os << ") at step " << n << " (t = " << mesh.time(n) << "), x = " << grid.x()[p];
+        if (grid.dimension() == 2) os << ", y = " << grid.y()[p];
+        throw NumericalError(os.str());
+      }
+    });
   }
 
   void record_linear(PetscInt its) {
@@ -634,7 +664,7 @@ struct FpdeSolver::Impl {
       for (std::size_t q = 0; q < bnd_points.size(); ++q) b.get()[bnd_points[q]] = bnd_g[q];
     }
     const auto t0 = Clock::now();
-    FRACMFG_PETSC_CHECK(KSPSolve(ksp, rhs, u));
+    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp, rhs, u));
     stats.solve_seconds += seconds_since(t0);
     KSPConvergedReason reason;
     FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp, &reason));
@@ -645,7 +675,7 @@ struct FpdeSolver::Impl {
       std::ostringstream os;
       os << "fpde: the linear solve of step " << m << " failed (" << KSPConvergedReasons[reason]
          << " after " << its << " iterations)";
-      throw NumericalError(os.str());
+      solve_failed(os.str());
     }
     std::swap(f_prev, f_now);
     f_prev_step = m;
@@ -663,13 +693,9 @@ struct FpdeSolver::Impl {
     }
     ++n;
     ++stats.steps;
+    check_finite();
     PetscReal norm = 0.0;
     FRACMFG_PETSC_CHECK(VecNorm(u, NORM_INFINITY, &norm));
-    if (!std::isfinite(norm)) {
-      std::ostringstream os;
-      os << "fpde: the solution is not finite at step " << n << " (t = " << mesh.time(n) << ")";
-      throw NumericalError(os.str());
-    }
     const double step_seconds = seconds_since(t0);
     stats.total_seconds += step_seconds;
     report(norm, step_seconds);

@@ -43,7 +43,7 @@ struct FokkerPlanckFdm::Impl {
 
   void solve(Vec m_next) {
     KSP k = ksp.get();
-    FRACMFG_PETSC_CHECK(KSPSolve(k, rhs.get(), m_next));
+    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(k, rhs.get(), m_next));
     KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
     FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
     if (reason < 0) {

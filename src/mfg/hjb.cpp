@@ -278,7 +278,7 @@ int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where, double tolera
   FRACMFG_PETSC_CHECK(VecNorm(u_next, NORM_2, &nu_next));
   FRACMFG_PETSC_CHECK(VecNorm(rhs, NORM_2, &nrhs));
   d.atol_now = tolerance * (nu_next / impl_->model.dt() + nrhs);
-  FRACMFG_PETSC_CHECK(SNESSolve(d.snes.get(), nullptr, u));
+  FRACMFG_PETSC_CHECK_SOLVE(SNESSolve(d.snes.get(), nullptr, u));
   SNESConvergedReason reason = SNES_CONVERGED_ITERATING;
   FRACMFG_PETSC_CHECK(SNESGetConvergedReason(d.snes.get(), &reason));
   PetscInt its = 0;

@@ -228,3 +228,77 @@ TEST(DistributedFodeFailure, UnstableComponentOnTheLastRankIsReportedByEveryRank
             std::string::npos)
       << what;
 }
+
+// The Newton systems by unpreconditioned GMRES allowed one iteration: KSP stops with
+// DIVERGED_ITS on every rank, and with -ksp_error_if_not_converged PETSc raises the error on
+// every rank. Either way every rank throws the same CollectiveError (exit codes numerical
+// and petsc), so fracmfg prints it once and does not abort the job.
+namespace {
+
+std::string fode_linear_failure(bool error_if_not_converged, fracmfg::ExitCode& code) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const PetscInt n = 8 * size;
+  const PetscInt local = ff::fode_local_size(MPI_COMM_WORLD, n);
+  Mat a = nullptr;
+  MatCreateAIJ(MPI_COMM_WORLD, local, local, n, n, 3, nullptr, 2, nullptr, &a);
+  PetscInt lo = 0, hi = 0;
+  MatGetOwnershipRange(a, &lo, &hi);
+  for (PetscInt i = lo; i < hi; ++i) {
+    if (i > 0) MatSetValue(a, i, i - 1, 1.0, INSERT_VALUES);
+    MatSetValue(a, i, i, -2.0, INSERT_VALUES);
+    if (i + 1 < n) MatSetValue(a, i, i + 1, 1.0, INSERT_VALUES);
+  }
+  MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
+  PetscOptionsSetValue(nullptr, "-fodefail_ksp_type", "gmres");
+  PetscOptionsSetValue(nullptr, "-fodefail_pc_type", "none");
+  PetscOptionsSetValue(nullptr, "-fodefail_ksp_max_it", "1");
+  if (error_if_not_converged) {
+    PetscOptionsSetValue(nullptr, "-fodefail_ksp_error_if_not_converged", nullptr);
+  }
+  ff::FodeProblem p;
+  p.global_size = n;
+  p.order = {0.5};
+  p.horizon = 4.0;
+  p.steps = 4;
+  p.initial.resize(static_cast<std::size_t>(local));
+  for (PetscInt k = 0; k < local; ++k) p.initial[static_cast<std::size_t>(k)] = 1.0 + 0.1 * k;
+  ff::FodeRhs rhs;
+  rhs.linear = a;
+  ff::FodeOptions o;
+  o.method = ff::FodeMethod::trapezoidal;
+  o.options_prefix = "fodefail_";
+  std::string what = "no error";
+  code = fracmfg::ExitCode::success;
+  try {
+    ff::FodeSolver s(MPI_COMM_WORLD, p, rhs, o);
+    s.solve();
+  } catch (const fracmfg::core::CollectiveError& e) {
+    what = e.what();
+    code = e.exit_code();
+  }
+  MatDestroy(&a);
+  for (const char* name : {"-fodefail_ksp_type", "-fodefail_pc_type", "-fodefail_ksp_max_it",
+                           "-fodefail_ksp_error_if_not_converged"}) {
+    PetscOptionsClearValue(nullptr, name);
+  }
+  return what;
+}
+
+}  // namespace
+
+TEST(DistributedFodeFailure, DivergedLinearSolveIsOneCollectiveErrorOnEveryRank) {
+  fracmfg::ExitCode code{};
+  const std::string what = fode_linear_failure(false, code);
+  EXPECT_EQ(code, fracmfg::ExitCode::numerical) << what;
+  EXPECT_EQ(what.rfind("fode: the Newton linear solve failed at step 1 ", 0), 0u) << what;
+  EXPECT_NE(what.find("KSP reason DIVERGED_ITS after 1 iterations"), std::string::npos) << what;
+}
+
+TEST(DistributedFodeFailure, ErrorIfNotConvergedIsOneCollectiveErrorOnEveryRank) {
+  fracmfg::ExitCode code{};
+  const std::string what = fode_linear_failure(true, code);
+  EXPECT_EQ(code, fracmfg::ExitCode::petsc) << what;
+  EXPECT_NE(what.find("KSPSolve has not converged"), std::string::npos) << what;
+}

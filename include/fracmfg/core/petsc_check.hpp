@@ -4,6 +4,12 @@
 //
 //   FRACMFG_PETSC_CHECK(VecDuplicate(x, &y));
 //
+// A collective solve (KSPSolve, SNESSolve) is checked with FRACMFG_PETSC_CHECK_SOLVE: a solver
+// that did not converge under -ksp_error_if_not_converged or -snes_error_if_not_converged
+// fails on every rank together (PETSc raises PETSC_ERR_NOT_CONVERGED from the converged
+// reason, which is collective), so that error is thrown as core::CollectiveError with exit
+// code petsc on every rank and reported once; any other error as FRACMFG_PETSC_CHECK.
+//
 // Inside a PETSc callback (shell matrix, monitor, ...) exceptions must not escape: wrap the
 // body with FRACMFG_PETSC_CALLBACK_BEGIN / FRACMFG_PETSC_CALLBACK_END, which turn any
 // exception into a PETSc error code.
@@ -15,6 +21,10 @@
 namespace fracmfg::detail {
 [[noreturn]] void throw_petsc_error(PetscErrorCode code, const char* expression, const char* file,
                                     int line);
+/// As throw_petsc_error, but PETSC_ERR_NOT_CONVERGED (raised on every rank of a collective
+/// solve) is thrown as core::CollectiveError.
+[[noreturn]] void throw_petsc_solve_error(PetscErrorCode code, const char* expression,
+                                          const char* file, int line);
 /// Records the message of an exception caught in a PETSc callback and returns the code
 /// to hand back to PETSc.
 PetscErrorCode petsc_callback_error(const char* what, const char* file, int line) noexcept;
@@ -26,6 +36,14 @@ PetscErrorCode petsc_callback_error(const char* what, const char* file, int line
     if (fracmfg_petsc_ierr_ != 0) {                                                         \
       ::fracmfg::detail::throw_petsc_error(fracmfg_petsc_ierr_, #expr, __FILE__, __LINE__); \
     }                                                                                       \
+  } while (0)
+
+#define FRACMFG_PETSC_CHECK_SOLVE(expr)                                                           \
+  do {                                                                                            \
+    const PetscErrorCode fracmfg_petsc_ierr_ = (expr);                                            \
+    if (fracmfg_petsc_ierr_ != 0) {                                                               \
+      ::fracmfg::detail::throw_petsc_solve_error(fracmfg_petsc_ierr_, #expr, __FILE__, __LINE__); \
+    }                                                                                             \
   } while (0)
 
 #define FRACMFG_PETSC_CALLBACK_BEGIN try {

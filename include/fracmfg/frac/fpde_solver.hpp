@@ -41,8 +41,9 @@
 //
 // Collectivity: the constructor, advance(), run_until(), write_checkpoint(), restart() and
 // error_against() are collective on the communicator; accessors are local. Errors:
-// fracmfg::Error for unsupported settings, NumericalError when a solve fails or the solution
-// is not finite (on every rank), PetscError, IoError (checkpoints).
+// fracmfg::Error for unsupported settings; core::CollectiveError, the same on every rank, when
+// a solve fails (exit code numerical; petsc under -fpde_ksp_error_if_not_converged) or the
+// solution is not finite on some rank's points (numerical); PetscError, IoError (checkpoints).
 
 #include <mpi.h>
 #include <petscdm.h>
