@@ -19,24 +19,8 @@ namespace fracmfg::exec {
 
 namespace {
 
-// Owning wrappers for the PETSc handles used only here.
-template <class T, PetscErrorCode (*Destroy)(T*)>
-class Handle {
- public:
-  Handle() = default;
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (h_ != nullptr) Destroy(&h_);
-  }
-  T* out() { return &h_; }
-  T get() const { return h_; }
-
- private:
-  T h_ = nullptr;
-};
-using IsHandle = Handle<IS, ISDestroy>;
-using ScatterHandle = Handle<VecScatter, VecScatterDestroy>;
+using core::IsHandle;
+using ScatterHandle = core::VecScatterHandle;
 
 // 64-bit FNV-1a over raw bytes: a cheap fingerprint to compare decisions across ranks.
 class Fingerprint {
@@ -334,14 +318,6 @@ const RebalanceDecision& Rebalancer::observe(double my_seconds, PetscInt my_poin
 }
 
 // --- DMDA migration ----------------------------------------------------------------------
-
-void DmDestroyer::operator()(DM dm) const noexcept {
-  if (dm != nullptr) DMDestroy(&dm);
-}
-
-void VecDestroyer::operator()(Vec vec) const noexcept {
-  if (vec != nullptr) VecDestroy(&vec);
-}
 
 namespace {
 

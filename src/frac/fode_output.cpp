@@ -3,12 +3,12 @@
 #include <petscdmda.h>
 
 #include <algorithm>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/petsc_handles.hpp"
 
 namespace fracmfg::frac {
 
@@ -19,9 +19,6 @@ struct CommFree {
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
     delete c;
   }
-};
-struct DmDeleter {
-  void operator()(DM d) const noexcept { DMDestroy(&d); }
 };
 
 }  // namespace
@@ -38,7 +35,7 @@ struct FodeOutput::Impl {
   double step_size = 0.0;
   // Only on ranks that own components (the members of `comm`):
   std::unique_ptr<MPI_Comm, CommFree> comm;
-  std::unique_ptr<std::remove_pointer_t<DM>, DmDeleter> da;
+  la::DmHandle da;
   std::unique_ptr<io::H5Writer> writer;  // destroyed before the DM and the communicator
   bool member() const { return writer != nullptr; }
 };

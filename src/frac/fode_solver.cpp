@@ -12,7 +12,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #include "frac/history_engine.hpp"
@@ -22,24 +21,16 @@
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/weights.hpp"
+#include "fracmfg/la/petsc_handles.hpp"
 
 namespace fracmfg::frac {
 
 namespace {
 
 // RAII for the PETSc objects of the implicit method.
-struct VecDeleter {
-  void operator()(Vec v) const noexcept { VecDestroy(&v); }
-};
-struct MatDeleter {
-  void operator()(Mat m) const noexcept { MatDestroy(&m); }
-};
-struct KspDeleter {
-  void operator()(KSP k) const noexcept { KSPDestroy(&k); }
-};
-using OwnedVec = std::unique_ptr<std::remove_pointer_t<Vec>, VecDeleter>;
-using OwnedMat = std::unique_ptr<std::remove_pointer_t<Mat>, MatDeleter>;
-using OwnedKsp = std::unique_ptr<std::remove_pointer_t<KSP>, KspDeleter>;
+using OwnedVec = la::VecHandle;
+using OwnedMat = la::MatHandle;
+using OwnedKsp = la::KspHandle;
 
 /// Dense local Newton systems above this size are refused (O(n^3) per iteration).
 constexpr std::size_t kDenseNewtonLimit = 4096;

@@ -1,42 +1,25 @@
 #pragma once
-// Owning handles for the PETSc objects of the mfg solvers (Mat, KSP, SNES, VecScatter);
-// Vec and DM use exec::VecPtr / exec::DmPtr. Destruction ignores PETSc's error code: a
-// destructor must not throw.
+// The mfg solvers' names for the project's PETSc handles (core/petsc_handles.hpp) and small
+// helpers that create Vecs of a DMDA.
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <petscmat.h>
 #include <petscsnes.h>
 #include <petscvec.h>
 
-#include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "fracmfg/core/petsc_check.hpp"
-#include "fracmfg/exec/rebalancer.hpp"
-#include "fracmfg/la/petsc_handles.hpp"
+#include "fracmfg/core/petsc_handles.hpp"
 
 namespace fracmfg::mfg::detail {
 
-struct MatDestroyer {
-  void operator()(Mat m) const noexcept { MatDestroy(&m); }
-};
-struct KspDestroyer {
-  void operator()(KSP k) const noexcept { KSPDestroy(&k); }
-};
-struct SnesDestroyer {
-  void operator()(SNES s) const noexcept { SNESDestroy(&s); }
-};
-struct ScatterDestroyer {
-  void operator()(VecScatter s) const noexcept { VecScatterDestroy(&s); }
-};
-
-using MatPtr = std::unique_ptr<std::remove_pointer_t<Mat>, MatDestroyer>;
-using KspPtr = std::unique_ptr<std::remove_pointer_t<KSP>, KspDestroyer>;
-using SnesPtr = std::unique_ptr<std::remove_pointer_t<SNES>, SnesDestroyer>;
-using ScatterPtr = std::unique_ptr<std::remove_pointer_t<VecScatter>, ScatterDestroyer>;
-using exec::DmPtr;
-using exec::VecPtr;
+using MatPtr = core::MatHandle;
+using KspPtr = core::KspHandle;
+using SnesPtr = core::SnesHandle;
+using ScatterPtr = core::VecScatterHandle;
+using DmPtr = core::DmHandle;
+using VecPtr = core::VecHandle;
 
 /// A new global vector of da.
 inline VecPtr global_vec(DM da) {
@@ -58,9 +41,9 @@ inline VecPtr copy_vec(Vec v) {
   return VecPtr(w);
 }
 
-/// Scoped access to a Vec's local array (la/petsc_handles.hpp): read only, read-write.
-using ReadArray = la::VecReadArray;
-using WriteArray = la::VecArray;
+/// Scoped access to a Vec's local array (core/petsc_handles.hpp): read only, read-write.
+using ReadArray = core::VecReadArray;
+using WriteArray = core::VecArray;
 
 /// Global Vecs of a DMDA replicated on every rank in natural order (x fastest): the
 /// natural vector and the scatter to all ranks are made once. Collective.

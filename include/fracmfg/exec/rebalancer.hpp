@@ -50,11 +50,11 @@
 
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "fracmfg/core/logger.hpp"
+#include "fracmfg/core/petsc_handles.hpp"
 
 namespace fracmfg::exec {
 
@@ -208,15 +208,9 @@ class Rebalancer {
 
 // --- migration ---------------------------------------------------------------------------
 
-struct DmDestroyer {
-  void operator()(DM dm) const noexcept;
-};
-struct VecDestroyer {
-  void operator()(Vec vec) const noexcept;
-};
-/// Owning handles (DMDestroy / VecDestroy on release).
-using DmPtr = std::unique_ptr<std::remove_pointer_t<DM>, DmDestroyer>;
-using VecPtr = std::unique_ptr<std::remove_pointer_t<Vec>, VecDestroyer>;
+/// Owning handles (core/petsc_handles.hpp: DMDestroy / VecDestroy, safe after PetscFinalize).
+using DmPtr = core::DmHandle;
+using VecPtr = core::VecHandle;
 
 /// A DMDA like old_da (communicator, global sizes, dof, stencil type and width, boundary
 /// types, process grid, options prefix, field names, coordinates if set, moved exactly)
