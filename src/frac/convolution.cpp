@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fracmfg/core/error.hpp"
+#include "kernels/fftw_handles.hpp"
 
 namespace fracmfg::frac {
 
@@ -23,36 +24,11 @@ namespace {
 constexpr double kFftCostPerPoint = 1.0;
 constexpr double kFftFixedCost = 500.0;
 
-// An array from fftw_malloc (SIMD-aligned, as the planner assumes), freed on scope exit.
-template <class T>
-class FftwArray {
- public:
-  explicit FftwArray(std::size_t n)
-      : data_(n == 0 ? nullptr : static_cast<T*>(fftw_malloc(sizeof(T) * n))) {
-    if (n != 0 && data_ == nullptr) throw std::bad_alloc();
-  }
-  ~FftwArray() { fftw_free(data_); }
-  FftwArray(const FftwArray&) = delete;
-  FftwArray& operator=(const FftwArray&) = delete;
-  T* get() const { return data_; }
-
- private:
-  T* data_;
-};
-
-class FftwPlan {
- public:
-  explicit FftwPlan(fftw_plan plan) : plan_(plan) {
-    if (plan_ == nullptr) throw Error("frac::Convolution: FFTW could not create a plan");
-  }
-  ~FftwPlan() { fftw_destroy_plan(plan_); }
-  FftwPlan(const FftwPlan&) = delete;
-  FftwPlan& operator=(const FftwPlan&) = delete;
-  fftw_plan get() const { return plan_; }
-
- private:
-  fftw_plan plan_;
-};
+using kernels::detail::checked_fftw_plan;
+using kernels::detail::fftw_complex_array;
+using kernels::detail::fftw_real_array;
+using kernels::detail::FftwArray;
+using kernels::detail::FftwPlan;
 
 // Lengths that can contribute: only w_k and f_j with k, j < output reach an output n < output.
 struct EffectiveLengths {
@@ -139,9 +115,9 @@ struct Convolution::Impl {
         length(method == ConvolutionMethod::fft && eff.output > 0
                    ? next_fast_fft_size(eff.weights + eff.signal - 1)
                    : 0),
-        real(length),
-        spectrum(length / 2 + 1),
-        weights_spectrum(length / 2 + 1) {
+        real(fftw_real_array(length)),
+        spectrum(fftw_complex_array(length / 2 + 1)),
+        weights_spectrum(fftw_complex_array(length / 2 + 1)) {
     weights.resize(eff.weights);
     if (length == 0) return;
     if (length > static_cast<std::size_t>(INT_MAX)) {
@@ -150,14 +126,15 @@ struct Convolution::Impl {
       throw Error(os.str());
     }
     const int n = static_cast<int>(length);
-    forward = std::make_unique<FftwPlan>(
-        fftw_plan_dft_r2c_1d(n, real.get(), spectrum.get(), FFTW_ESTIMATE));
-    backward = std::make_unique<FftwPlan>(
-        fftw_plan_dft_c2r_1d(n, spectrum.get(), real.get(), FFTW_ESTIMATE));
+    constexpr const char* kNoPlan = "frac::Convolution: FFTW could not create a plan";
+    forward = checked_fftw_plan(fftw_plan_dft_r2c_1d(n, real.get(), spectrum.get(), FFTW_ESTIMATE),
+                                kNoPlan);
+    backward = checked_fftw_plan(fftw_plan_dft_c2r_1d(n, spectrum.get(), real.get(), FFTW_ESTIMATE),
+                                 kNoPlan);
     // The weights' transform, with the 1/L of the unnormalised inverse folded in.
     std::copy(weights.begin(), weights.end(), real.get());
     std::fill(real.get() + eff.weights, real.get() + length, 0.0);
-    fftw_execute_dft_r2c(forward->get(), real.get(), weights_spectrum.get());
+    fftw_execute_dft_r2c(forward.get(), real.get(), weights_spectrum.get());
     const double scale = 1.0 / static_cast<double>(length);
     for (std::size_t i = 0; i < length / 2 + 1; ++i) {
       weights_spectrum.get()[i][0] *= scale;
@@ -172,7 +149,7 @@ struct Convolution::Impl {
     }
     std::copy(f, f + eff.signal, real.get());
     std::fill(real.get() + eff.signal, real.get() + length, 0.0);
-    fftw_execute_dft_r2c(forward->get(), real.get(), spectrum.get());
+    fftw_execute_dft_r2c(forward.get(), real.get(), spectrum.get());
     fftw_complex* s = spectrum.get();
     const fftw_complex* ws = weights_spectrum.get();
     for (std::size_t i = 0; i < length / 2 + 1; ++i) {
@@ -181,7 +158,7 @@ struct Convolution::Impl {
       s[i][0] = re;
       s[i][1] = im;
     }
-    fftw_execute_dft_c2r(backward->get(), spectrum.get(), real.get());
+    fftw_execute_dft_c2r(backward.get(), spectrum.get(), real.get());
     std::copy(real.get(), real.get() + eff.output, c);
     std::fill(c + eff.output, c + output, 0.0);
   }
@@ -195,8 +172,8 @@ struct Convolution::Impl {
   FftwArray<double> real;
   FftwArray<fftw_complex> spectrum;
   FftwArray<fftw_complex> weights_spectrum;
-  std::unique_ptr<FftwPlan> forward;
-  std::unique_ptr<FftwPlan> backward;
+  FftwPlan forward;
+  FftwPlan backward;
 };
 
 Convolution::Convolution(std::vector<double> weights, std::size_t signal_length,

@@ -9,6 +9,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/frac/convolution.hpp"
+#include "kernels/fftw_handles.hpp"
 
 namespace fracmfg::frac {
 
@@ -16,34 +17,13 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-/// fftw_malloc'ed array owner.
-template <class T>
-struct FftwArray {
-  T* data = nullptr;
-  explicit FftwArray(std::size_t n = 0)
-      : data(n ? static_cast<T*>(fftw_malloc(sizeof(T) * n)) : nullptr) {
-    if (n && data == nullptr) throw Error("riesz operator: out of memory for FFT buffers");
-  }
-  ~FftwArray() {
-    if (data) fftw_free(data);
-  }
-  FftwArray(const FftwArray&) = delete;
-  FftwArray& operator=(const FftwArray&) = delete;
-};
+using kernels::detail::checked_fftw_plan;
+using kernels::detail::fftw_complex_array;
+using kernels::detail::fftw_real_array;
+using kernels::detail::FftwArray;
+using kernels::detail::FftwPlan;
 
-/// fftw_plan owner.
-struct Plan {
-  fftw_plan plan = nullptr;
-  Plan() = default;
-  explicit Plan(fftw_plan p) : plan(p) {
-    if (p == nullptr) throw Error("riesz operator: FFTW could not create a plan");
-  }
-  ~Plan() {
-    if (plan) fftw_destroy_plan(plan);
-  }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-};
+constexpr const char* kNoPlan = "riesz operator: FFTW could not create a plan";
 
 /// Batched product with a symmetric Toeplitz matrix of first column t (m values) through its
 /// circulant embedding of length len >= 2m - 1: y_b = T x_b for `batch` vectors of length m.
@@ -54,46 +34,51 @@ class ToeplitzBatch {
         len_(next_fast_fft_size(2 * t.size() - 1)),
         half_(len_ / 2 + 1),
         batch_(batch),
-        in_(len_ * batch),
-        out_(half_ * batch),
+        in_(fftw_real_array(len_ * batch)),
+        out_(fftw_complex_array(half_ * batch)),
         eig_(half_) {
     // Eigenvalues of the embedding circulant [t_0..t_{m-1}, 0.., t_{m-1}..t_1] (real: the
     // column is symmetric), with the 1/len of the inverse transform folded in.
-    FftwArray<double> c(len_);
-    FftwArray<fftw_complex> ch(half_);
-    std::fill(c.data, c.data + len_, 0.0);
-    for (std::size_t k = 0; k < m_; ++k) c.data[k] = t[k];
-    for (std::size_t k = 1; k < m_; ++k) c.data[len_ - k] = t[k];
-    Plan p(fftw_plan_dft_r2c_1d(static_cast<int>(len_), c.data, ch.data, FFTW_ESTIMATE));
-    fftw_execute(p.plan);
-    for (std::size_t k = 0; k < half_; ++k) eig_[k] = ch.data[k][0] / static_cast<double>(len_);
+    FftwArray<double> c = fftw_real_array(len_);
+    FftwArray<fftw_complex> ch = fftw_complex_array(half_);
+    std::fill(c.get(), c.get() + len_, 0.0);
+    for (std::size_t k = 0; k < m_; ++k) c.get()[k] = t[k];
+    for (std::size_t k = 1; k < m_; ++k) c.get()[len_ - k] = t[k];
+    const FftwPlan p = checked_fftw_plan(
+        fftw_plan_dft_r2c_1d(static_cast<int>(len_), c.get(), ch.get(), FFTW_ESTIMATE), kNoPlan);
+    fftw_execute(p.get());
+    for (std::size_t k = 0; k < half_; ++k) eig_[k] = ch.get()[k][0] / static_cast<double>(len_);
     const int n = static_cast<int>(len_);
-    fwd_ = std::make_unique<Plan>(fftw_plan_many_dft_r2c(
-        1, &n, static_cast<int>(batch_), in_.data, nullptr, 1, static_cast<int>(len_), out_.data,
-        nullptr, 1, static_cast<int>(half_), FFTW_ESTIMATE));
-    bwd_ = std::make_unique<Plan>(fftw_plan_many_dft_c2r(
-        1, &n, static_cast<int>(batch_), out_.data, nullptr, 1, static_cast<int>(half_), in_.data,
-        nullptr, 1, static_cast<int>(len_), FFTW_ESTIMATE));
+    fwd_ = checked_fftw_plan(
+        fftw_plan_many_dft_r2c(1, &n, static_cast<int>(batch_), in_.get(), nullptr, 1,
+                               static_cast<int>(len_), out_.get(), nullptr, 1,
+                               static_cast<int>(half_), FFTW_ESTIMATE),
+        kNoPlan);
+    bwd_ =
+        checked_fftw_plan(fftw_plan_many_dft_c2r(1, &n, static_cast<int>(batch_), out_.get(),
+                                                 nullptr, 1, static_cast<int>(half_), in_.get(),
+                                                 nullptr, 1, static_cast<int>(len_), FFTW_ESTIMATE),
+                          kNoPlan);
   }
 
   /// y[b*m + k] += scale * (T x_b)_k for x, y of batch() x m values.
   void multiply_add(const double* x, double* y, double scale) {
     for (std::size_t b = 0; b < batch_; ++b) {
-      double* row = in_.data + b * len_;
+      double* row = in_.get() + b * len_;
       std::copy(x + b * m_, x + (b + 1) * m_, row);
       std::fill(row + m_, row + len_, 0.0);
     }
-    fftw_execute(fwd_->plan);
+    fftw_execute(fwd_.get());
     for (std::size_t b = 0; b < batch_; ++b) {
-      fftw_complex* row = out_.data + b * half_;
+      fftw_complex* row = out_.get() + b * half_;
       for (std::size_t k = 0; k < half_; ++k) {
         row[k][0] *= eig_[k];
         row[k][1] *= eig_[k];
       }
     }
-    fftw_execute(bwd_->plan);
+    fftw_execute(bwd_.get());
     for (std::size_t b = 0; b < batch_; ++b) {
-      const double* row = in_.data + b * len_;
+      const double* row = in_.get() + b * len_;
       double* yb = y + b * m_;
       for (std::size_t k = 0; k < m_; ++k) yb[k] += scale * row[k];
     }
@@ -104,7 +89,7 @@ class ToeplitzBatch {
   FftwArray<double> in_;
   FftwArray<fftw_complex> out_;
   std::vector<double> eig_;
-  std::unique_ptr<Plan> fwd_, bwd_;
+  FftwPlan fwd_, bwd_;
 };
 
 /// A real-to-complex transform pair over an (ny, nx) array (ny = 1 in 1D) and a pointwise
@@ -112,53 +97,62 @@ class ToeplitzBatch {
 class SpectralDiagonal {
  public:
   SpectralDiagonal(std::size_t nx, std::size_t ny)
-      : nx_(nx), ny_(ny), half_(nx / 2 + 1), in_(nx * ny), out_(half_ * ny) {
+      : nx_(nx),
+        ny_(ny),
+        half_(nx / 2 + 1),
+        in_(fftw_real_array(nx * ny)),
+        out_(fftw_complex_array(half_ * ny)) {
     if (ny == 1) {
-      fwd_ = std::make_unique<Plan>(
-          fftw_plan_dft_r2c_1d(static_cast<int>(nx), in_.data, out_.data, FFTW_ESTIMATE));
-      bwd_ = std::make_unique<Plan>(
-          fftw_plan_dft_c2r_1d(static_cast<int>(nx), out_.data, in_.data, FFTW_ESTIMATE));
+      fwd_ = checked_fftw_plan(
+          fftw_plan_dft_r2c_1d(static_cast<int>(nx), in_.get(), out_.get(), FFTW_ESTIMATE),
+          kNoPlan);
+      bwd_ = checked_fftw_plan(
+          fftw_plan_dft_c2r_1d(static_cast<int>(nx), out_.get(), in_.get(), FFTW_ESTIMATE),
+          kNoPlan);
     } else {
-      fwd_ = std::make_unique<Plan>(fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx),
-                                                         in_.data, out_.data, FFTW_ESTIMATE));
-      bwd_ = std::make_unique<Plan>(fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx),
-                                                         out_.data, in_.data, FFTW_ESTIMATE));
+      fwd_ = checked_fftw_plan(fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx),
+                                                    in_.get(), out_.get(), FFTW_ESTIMATE),
+                               kNoPlan);
+      bwd_ = checked_fftw_plan(fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx),
+                                                    out_.get(), in_.get(), FFTW_ESTIMATE),
+                               kNoPlan);
     }
   }
-  double* input() { return in_.data; }
+  double* input() { return in_.get(); }
   /// in <- IFFT(f(kx, ky) FFT(in)) / (nx ny), f evaluated per mode.
   template <class F>
   void apply(F&& f) {
-    fftw_execute(fwd_->plan);
+    fftw_execute(fwd_.get());
     const double inv = 1.0 / static_cast<double>(nx_ * ny_);
     for (std::size_t ky = 0; ky < ny_; ++ky) {
       for (std::size_t kx = 0; kx < half_; ++kx) {
-        fftw_complex& z = out_.data[ky * half_ + kx];
+        fftw_complex& z = out_.get()[ky * half_ + kx];
         const double w = f(kx, ky) * inv;
         z[0] *= w;
         z[1] *= w;
       }
     }
-    fftw_execute(bwd_->plan);
+    fftw_execute(bwd_.get());
   }
 
  private:
   std::size_t nx_, ny_, half_;
   FftwArray<double> in_;
   FftwArray<fftw_complex> out_;
-  std::unique_ptr<Plan> fwd_, bwd_;
+  FftwPlan fwd_, bwd_;
 };
 
 /// Real eigenvalues of the symmetric circulant with first column c.
 std::vector<double> circulant_eigenvalues(const std::vector<double>& c) {
   const std::size_t m = c.size();
-  FftwArray<double> in(m);
-  FftwArray<fftw_complex> out(m / 2 + 1);
-  std::copy(c.begin(), c.end(), in.data);
-  Plan p(fftw_plan_dft_r2c_1d(static_cast<int>(m), in.data, out.data, FFTW_ESTIMATE));
-  fftw_execute(p.plan);
+  FftwArray<double> in = fftw_real_array(m);
+  FftwArray<fftw_complex> out = fftw_complex_array(m / 2 + 1);
+  std::copy(c.begin(), c.end(), in.get());
+  const FftwPlan p = checked_fftw_plan(
+      fftw_plan_dft_r2c_1d(static_cast<int>(m), in.get(), out.get(), FFTW_ESTIMATE), kNoPlan);
+  fftw_execute(p.get());
   std::vector<double> eig(m);
-  for (std::size_t k = 0; k < m; ++k) eig[k] = out.data[k <= m / 2 ? k : m - k][0];
+  for (std::size_t k = 0; k < m; ++k) eig[k] = out.get()[k <= m / 2 ? k : m - k][0];
   return eig;
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
-#include "kernels/host/fftw_handles.hpp"
+#include "kernels/fftw_handles.hpp"
 #include "kernels/host/kde_plan.hpp"
 #include "kernels/host/kernel_checks.hpp"
 #include "kernels/kde_item.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fracmfg/core/error.hpp"
-#include "kernels/host/fftw_handles.hpp"
+#include "kernels/fftw_handles.hpp"
 
 namespace fracmfg::kernels::detail {
 
