@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
@@ -51,30 +50,7 @@ bool is_name(const std::string& s) {
   });
 }
 
-using ::fracmfg::detail::edit_distance;
-
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = std::numeric_limits<std::size_t>::max();
-  for (const auto& c : candidates) {
-    // The distance is at least the difference in length: a candidate that could not be
-    // close enough is skipped without the quadratic comparison (a long unknown name against
-    // the y1..yd of a large system).
-    const std::size_t gap =
-        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
-    if (gap >= best_d || gap > std::max<std::size_t>(1, std::min(word.size(), c.size()) / 2)) {
-      continue;
-    }
-    const std::size_t dist = edit_distance(word, c);
-    if (dist < best_d) {
-      best_d = dist;
-      best = c;
-    }
-  }
-  // A suggestion must keep part of the word: "t" -> "x" would be noise, "sine" -> "sin" helps.
-  const std::size_t limit = std::max<std::size_t>(1, std::min(word.size(), best.size()) / 2);
-  return best_d <= limit && best_d < word.size() ? best : std::string();
-}
+using ::fracmfg::detail::closest_match;
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -221,7 +197,7 @@ struct Expression::Impl {
         message = "unknown variable " + quoted(token) + at + ": declared variables: " +
                   (variables.empty() ? std::string("none") : join_abbreviated(variables));
       }
-      const std::string guess = closest(token, candidates);
+      const std::string guess = closest_match(token, candidates);
       if (!guess.empty()) message += " (did you mean " + quoted(guess) + "?)";
       fail(pos, message);
     }

@@ -1,6 +1,7 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace fracmfg::detail {
@@ -19,6 +20,34 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     }
   }
   return d[a.size()][b.size()];
+}
+
+namespace {
+
+// The largest distance at which `c` is a likely typo of `word` (closest_match's rule).
+std::size_t typo_limit(std::string_view word, std::string_view c) {
+  return std::max<std::size_t>(1, (std::max(word.size(), c.size()) + 1) / 3);
+}
+
+}  // namespace
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  for (const std::string& c : candidates) {
+    // The distance is at least the difference in length: a candidate too far off to be
+    // accepted is skipped without the quadratic comparison (a 10 MB word).
+    const std::size_t gap =
+        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (gap >= best_d || gap > typo_limit(word, c)) continue;
+    const std::size_t dist = edit_distance(word, c);
+    if (dist < best_d) {
+      best_d = dist;
+      best = &c;
+    }
+  }
+  if (best == nullptr || best_d > typo_limit(word, *best) || best_d >= word.size()) return {};
+  return *best;
 }
 
 }  // namespace fracmfg::detail

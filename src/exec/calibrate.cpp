@@ -306,18 +306,15 @@ std::vector<CalibratedKernel> select_kernels(std::vector<CalibratedKernel> all,
         std::any_of(all.begin(), all.end(), [&](const CalibratedKernel& k) { return k.name == n; });
     if (known) continue;
     std::string list;
-    std::string best;
-    std::size_t best_d = static_cast<std::size_t>(-1);
+    std::vector<std::string> names_known;
     for (const CalibratedKernel& k : all) {
       list += (list.empty() ? "" : ", ") + k.name;
-      const std::size_t dist = ::fracmfg::detail::edit_distance(n, k.name);
-      if (dist < best_d) {
-        best_d = dist;
-        best = k.name;
-      }
+      names_known.push_back(k.name);
     }
-    throw UsageError("unknown kernel '" + n + "' (expected one of " + list + "); did you mean '" +
-                     best + "'?");
+    std::string message = "unknown kernel '" + n + "' (expected one of " + list + ")";
+    const std::string best = ::fracmfg::detail::closest_match(n, names_known);
+    if (!best.empty()) message += "; did you mean '" + best + "'?";
+    throw UsageError(message);
   }
   std::vector<CalibratedKernel> out;
   for (CalibratedKernel& k : all) {

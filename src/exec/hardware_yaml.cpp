@@ -21,7 +21,7 @@ namespace {
 
 constexpr double bytes_per_gib = 1024.0 * 1024.0 * 1024.0;
 
-using ::fracmfg::detail::edit_distance;
+using ::fracmfg::detail::closest_match;
 
 class Reader {
  public:
@@ -38,15 +38,7 @@ class Reader {
     for (const auto& kv : map) {
       const std::string key = kv.first.Scalar();
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string best;
-      std::size_t best_d = 3;  // suggest only near misses
-      for (const auto& k : known) {
-        const std::size_t d = edit_distance(key, k);
-        if (d < best_d) {
-          best_d = d;
-          best = k;
-        }
-      }
+      const std::string best = closest_match(key, known);
       std::string msg = "unknown key";
       if (!best.empty()) msg += "; did you mean '" + best + "'?";
       fail(kv.first, prefix + key, msg);

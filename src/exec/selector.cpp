@@ -36,7 +36,7 @@ std::optional<BackendChoice> parse_backend_choice(std::string_view text) {
 
 namespace {
 
-using ::fracmfg::detail::edit_distance;
+using ::fracmfg::detail::closest_match;
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -116,23 +116,16 @@ std::string closest_backend_choice(std::string_view text) {
   if (t == "gpu" || t == "device" || t == "nvidia") return "cuda";
   if (t == "host" || t == "serial" || t == "openmp" || t == "kokkos") return "cpu";
   if (t == "automatic" || t == "default") return "auto";
-  std::string best = "auto";
-  std::size_t best_d = static_cast<std::size_t>(-1);
-  for (const char* w : {"cpu", "cuda", "auto"}) {
-    const std::size_t d = edit_distance(t, w);
-    if (d < best_d) {
-      best_d = d;
-      best = w;
-    }
-  }
-  return best;
+  return closest_match(t, {"cpu", "cuda", "auto"});
 }
 
 BackendChoice backend_choice_from_string(std::string_view text, std::string_view origin) {
   if (auto c = parse_backend_choice(text)) return *c;
-  throw UsageError(std::string(origin) + ": unknown backend '" + std::string(text) +
-                   "' (expected cpu, cuda or auto); did you mean '" + closest_backend_choice(text) +
-                   "'?");
+  std::string message = std::string(origin) + ": unknown backend '" + std::string(text) +
+                        "' (expected cpu, cuda or auto)";
+  const std::string best = closest_backend_choice(text);
+  if (!best.empty()) message += "; did you mean '" + best + "'?";
+  throw UsageError(message);
 }
 
 std::vector<std::string> available_backends(bool cuda_compiled) {

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -24,32 +23,7 @@ namespace fracmfg::io::detail {
 
 // --- words -----------------------------------------------------------------------------
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  return fracmfg::detail::edit_distance(a, b);
-}
-
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = std::numeric_limits<std::size_t>::max();
-  for (const auto& c : candidates) {
-    // The distance is at least the difference in length: a candidate too far off to be
-    // accepted below is skipped without the quadratic comparison (a 10 MB word).
-    const std::size_t gap =
-        word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
-    if (gap >= best_d ||
-        gap > std::max<std::size_t>(1, (std::max(word.size(), c.size()) + 1) / 3)) {
-      continue;
-    }
-    const std::size_t dist = edit_distance(word, c);
-    if (dist < best_d) {
-      best_d = dist;
-      best = c;
-    }
-  }
-  // A likely typo changes at most about a third of the word (at least one character).
-  const std::size_t limit = std::max<std::size_t>(1, (std::max(word.size(), best.size()) + 1) / 3);
-  return best_d <= limit ? best : std::string();
-}
+using ::fracmfg::detail::closest_match;
 
 std::string join_words(const std::vector<std::string>& words, const std::string& sep) {
   std::string out;

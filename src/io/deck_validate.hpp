@@ -18,11 +18,6 @@ Value validate_deck(const std::string& text, const std::string& file);
 std::vector<std::string> item_variables(const Field& f, const std::string& text,
                                         std::size_t length);
 
-/// Edit distance (insertions, deletions, substitutions, adjacent transpositions).
-std::size_t edit_distance(const std::string& a, const std::string& b);
-/// The candidate closest to `word`, or "" when none is close enough to be a likely typo.
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
-
 /// "a, b, c"
 std::string join_words(const std::vector<std::string>& words, const std::string& sep = ", ");
 

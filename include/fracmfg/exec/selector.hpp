@@ -79,10 +79,12 @@ enum class BackendChoice : std::uint8_t { cpu, cuda, automatic };
 const char* to_string(BackendChoice choice);
 /// Exact words "cpu", "cuda", "auto"; nullopt for anything else.
 std::optional<BackendChoice> parse_backend_choice(std::string_view text);
-/// The valid word nearest to text (edit distance).
+/// The valid word text stands for: itself in any case, a common synonym ("gpu" -> "cuda",
+/// "host" -> "cpu"), else the nearest word by the project's did-you-mean rule; "" when none
+/// is close enough to be a likely typo.
 std::string closest_backend_choice(std::string_view text);
 /// parse_backend_choice or a UsageError "<origin>: unknown backend 'x' (expected cpu, cuda
-/// or auto); did you mean 'cuda'?".
+/// or auto); did you mean 'cuda'?" (the suggestion only when closest_backend_choice has one).
 BackendChoice backend_choice_from_string(std::string_view text, std::string_view origin);
 /// The choices this build (or a described machine) accepts: cpu, [cuda,] auto.
 std::vector<std::string> available_backends(bool cuda_compiled);
