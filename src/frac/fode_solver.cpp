@@ -22,6 +22,7 @@
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/weights.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
+#include "la/dense_lu.hpp"
 
 namespace fracmfg::frac {
 
@@ -57,41 +58,6 @@ std::string format_double(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
-}
-
-/// LU with partial pivoting of the n x n row-major a, solving a x = b in place (b <- x).
-/// Returns -1 on success, else the column of the first zero pivot.
-std::int64_t dense_solve(std::size_t n, double* a, double* b) {
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t piv = k;
-    double best = std::fabs(a[k * n + k]);
-    for (std::size_t i = k + 1; i < n; ++i) {
-      const double v = std::fabs(a[i * n + k]);
-      if (v > best) {
-        best = v;
-        piv = i;
-      }
-    }
-    if (!(best > 0.0) || !std::isfinite(best)) return static_cast<std::int64_t>(k);
-    if (piv != k) {
-      for (std::size_t j = 0; j < n; ++j) std::swap(a[k * n + j], a[piv * n + j]);
-      std::swap(b[k], b[piv]);
-    }
-    const double inv = 1.0 / a[k * n + k];
-    for (std::size_t i = k + 1; i < n; ++i) {
-      const double l = a[i * n + k] * inv;
-      if (l == 0.0) continue;
-      a[i * n + k] = l;
-      for (std::size_t j = k + 1; j < n; ++j) a[i * n + j] -= l * a[k * n + j];
-      b[i] -= l * b[k];
-    }
-  }
-  for (std::size_t k = n; k-- > 0;) {
-    double s = b[k];
-    for (std::size_t j = k + 1; j < n; ++j) s -= a[k * n + j] * b[j];
-    b[k] = s / a[k * n + k];
-  }
-  return -1;
 }
 
 double max_abs(const std::vector<double>& v) {
@@ -581,7 +547,7 @@ std::int64_t FodeSolver::Impl::newton_dense(std::int64_t step_index, double t) {
       for (std::size_t l = 0; l < n; ++l) jac[k * n + l] *= -c0[k];
       jac[k * n + k] += 1.0;
     }
-    const std::int64_t bad = dense_solve(n, jac.data(), g.data());
+    const std::int64_t bad = la::dense_lu_solve(n, jac.data(), g.data());
     if (bad >= 0) return bad;
     double du = 0.0;
     for (std::size_t k = 0; k < n; ++k) {

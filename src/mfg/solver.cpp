@@ -21,6 +21,7 @@
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/mfg/coupling.hpp"
 #include "fracmfg/mfg/hjb.hpp"
+#include "la/dense_lu.hpp"
 #include "mfg/forward.hpp"
 #include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
@@ -111,35 +112,15 @@ double local_dot(Vec a, Vec b) {
   return s;
 }
 
-// Solves the small symmetric system (G + lambda I) x = b by Gaussian elimination with
-// partial pivoting; false when it is singular.
+// Solves the small symmetric system (G + lambda I) x = b (LU with partial pivoting, LAPACK);
+// false when it is singular or the solution is not finite.
 bool solve_small(std::vector<double> g, std::vector<double> b, std::size_t n,
                  std::vector<double>& x) {
   double trace = 0.0;
   for (std::size_t i = 0; i < n; ++i) trace += g[i * n + i];
   for (std::size_t i = 0; i < n; ++i) g[i * n + i] += 1e-14 * trace;
-  for (std::size_t c = 0; c < n; ++c) {
-    std::size_t p = c;
-    for (std::size_t r = c + 1; r < n; ++r) {
-      if (std::abs(g[r * n + c]) > std::abs(g[p * n + c])) p = r;
-    }
-    if (!(std::abs(g[p * n + c]) > 0.0)) return false;
-    if (p != c) {
-      for (std::size_t k = 0; k < n; ++k) std::swap(g[c * n + k], g[p * n + k]);
-      std::swap(b[c], b[p]);
-    }
-    for (std::size_t r = c + 1; r < n; ++r) {
-      const double f = g[r * n + c] / g[c * n + c];
-      for (std::size_t k = c; k < n; ++k) g[r * n + k] -= f * g[c * n + k];
-      b[r] -= f * b[c];
-    }
-  }
-  x.assign(n, 0.0);
-  for (std::size_t c = n; c-- > 0;) {
-    double s = b[c];
-    for (std::size_t k = c + 1; k < n; ++k) s -= g[c * n + k] * x[k];
-    x[c] = s / g[c * n + c];
-  }
+  if (la::dense_lu_solve(n, g.data(), b.data()) >= 0) return false;
+  x = std::move(b);
   return std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
 }
 
