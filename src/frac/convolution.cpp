@@ -24,11 +24,8 @@ namespace {
 constexpr double kFftCostPerPoint = 1.0;
 constexpr double kFftFixedCost = 500.0;
 
-using kernels::detail::checked_fftw_plan;
-using kernels::detail::fftw_complex_array;
-using kernels::detail::fftw_real_array;
-using kernels::detail::FftwArray;
-using kernels::detail::FftwPlan;
+// FFTW arrays and plans (kernels/fftw_handles.hpp).
+namespace fftw = kernels::detail;
 
 // Lengths that can contribute: only w_k and f_j with k, j < output reach an output n < output.
 struct EffectiveLengths {
@@ -115,9 +112,9 @@ struct Convolution::Impl {
         length(method == ConvolutionMethod::fft && eff.output > 0
                    ? next_fast_fft_size(eff.weights + eff.signal - 1)
                    : 0),
-        real(fftw_real_array(length)),
-        spectrum(fftw_complex_array(length / 2 + 1)),
-        weights_spectrum(fftw_complex_array(length / 2 + 1)) {
+        real(fftw::fftw_real_array(length)),
+        spectrum(fftw::fftw_complex_array(length / 2 + 1)),
+        weights_spectrum(fftw::fftw_complex_array(length / 2 + 1)) {
     weights.resize(eff.weights);
     if (length == 0) return;
     if (length > static_cast<std::size_t>(INT_MAX)) {
@@ -127,10 +124,10 @@ struct Convolution::Impl {
     }
     const int n = static_cast<int>(length);
     constexpr const char* kNoPlan = "frac::Convolution: FFTW could not create a plan";
-    forward = checked_fftw_plan(fftw_plan_dft_r2c_1d(n, real.get(), spectrum.get(), FFTW_ESTIMATE),
-                                kNoPlan);
-    backward = checked_fftw_plan(fftw_plan_dft_c2r_1d(n, spectrum.get(), real.get(), FFTW_ESTIMATE),
-                                 kNoPlan);
+    forward = fftw::checked_fftw_plan(
+        fftw_plan_dft_r2c_1d(n, real.get(), spectrum.get(), FFTW_ESTIMATE), kNoPlan);
+    backward = fftw::checked_fftw_plan(
+        fftw_plan_dft_c2r_1d(n, spectrum.get(), real.get(), FFTW_ESTIMATE), kNoPlan);
     // The weights' transform, with the 1/L of the unnormalised inverse folded in.
     std::copy(weights.begin(), weights.end(), real.get());
     std::fill(real.get() + eff.weights, real.get() + length, 0.0);
@@ -169,11 +166,11 @@ struct Convolution::Impl {
   ConvolutionMethod method;
   std::vector<double> weights;
   std::size_t length;
-  FftwArray<double> real;
-  FftwArray<fftw_complex> spectrum;
-  FftwArray<fftw_complex> weights_spectrum;
-  FftwPlan forward;
-  FftwPlan backward;
+  fftw::FftwArray<double> real;
+  fftw::FftwArray<fftw_complex> spectrum;
+  fftw::FftwArray<fftw_complex> weights_spectrum;
+  fftw::FftwPlan forward;
+  fftw::FftwPlan backward;
 };
 
 Convolution::Convolution(std::vector<double> weights, std::size_t signal_length,

@@ -17,11 +17,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-using kernels::detail::checked_fftw_plan;
-using kernels::detail::fftw_complex_array;
-using kernels::detail::fftw_real_array;
-using kernels::detail::FftwArray;
-using kernels::detail::FftwPlan;
+// FFTW arrays and plans (kernels/fftw_handles.hpp).
+namespace fftw = kernels::detail;
 
 constexpr const char* kNoPlan = "riesz operator: FFTW could not create a plan";
 
@@ -34,31 +31,31 @@ class ToeplitzBatch {
         len_(next_fast_fft_size(2 * t.size() - 1)),
         half_(len_ / 2 + 1),
         batch_(batch),
-        in_(fftw_real_array(len_ * batch)),
-        out_(fftw_complex_array(half_ * batch)),
+        in_(fftw::fftw_real_array(len_ * batch)),
+        out_(fftw::fftw_complex_array(half_ * batch)),
         eig_(half_) {
     // Eigenvalues of the embedding circulant [t_0..t_{m-1}, 0.., t_{m-1}..t_1] (real: the
     // column is symmetric), with the 1/len of the inverse transform folded in.
-    FftwArray<double> c = fftw_real_array(len_);
-    FftwArray<fftw_complex> ch = fftw_complex_array(half_);
+    fftw::FftwArray<double> c = fftw::fftw_real_array(len_);
+    fftw::FftwArray<fftw_complex> ch = fftw::fftw_complex_array(half_);
     std::fill(c.get(), c.get() + len_, 0.0);
     for (std::size_t k = 0; k < m_; ++k) c.get()[k] = t[k];
     for (std::size_t k = 1; k < m_; ++k) c.get()[len_ - k] = t[k];
-    const FftwPlan p = checked_fftw_plan(
+    const fftw::FftwPlan p = fftw::checked_fftw_plan(
         fftw_plan_dft_r2c_1d(static_cast<int>(len_), c.get(), ch.get(), FFTW_ESTIMATE), kNoPlan);
     fftw_execute(p.get());
     for (std::size_t k = 0; k < half_; ++k) eig_[k] = ch.get()[k][0] / static_cast<double>(len_);
     const int n = static_cast<int>(len_);
-    fwd_ = checked_fftw_plan(
+    fwd_ = fftw::checked_fftw_plan(
         fftw_plan_many_dft_r2c(1, &n, static_cast<int>(batch_), in_.get(), nullptr, 1,
                                static_cast<int>(len_), out_.get(), nullptr, 1,
                                static_cast<int>(half_), FFTW_ESTIMATE),
         kNoPlan);
-    bwd_ =
-        checked_fftw_plan(fftw_plan_many_dft_c2r(1, &n, static_cast<int>(batch_), out_.get(),
-                                                 nullptr, 1, static_cast<int>(half_), in_.get(),
-                                                 nullptr, 1, static_cast<int>(len_), FFTW_ESTIMATE),
-                          kNoPlan);
+    bwd_ = fftw::checked_fftw_plan(
+        fftw_plan_many_dft_c2r(1, &n, static_cast<int>(batch_), out_.get(), nullptr, 1,
+                               static_cast<int>(half_), in_.get(), nullptr, 1,
+                               static_cast<int>(len_), FFTW_ESTIMATE),
+        kNoPlan);
   }
 
   /// y[b*m + k] += scale * (T x_b)_k for x, y of batch() x m values.
@@ -86,10 +83,10 @@ class ToeplitzBatch {
 
  private:
   std::size_t m_, len_, half_, batch_;
-  FftwArray<double> in_;
-  FftwArray<fftw_complex> out_;
+  fftw::FftwArray<double> in_;
+  fftw::FftwArray<fftw_complex> out_;
   std::vector<double> eig_;
-  FftwPlan fwd_, bwd_;
+  fftw::FftwPlan fwd_, bwd_;
 };
 
 /// A real-to-complex transform pair over an (ny, nx) array (ny = 1 in 1D) and a pointwise
@@ -100,22 +97,24 @@ class SpectralDiagonal {
       : nx_(nx),
         ny_(ny),
         half_(nx / 2 + 1),
-        in_(fftw_real_array(nx * ny)),
-        out_(fftw_complex_array(half_ * ny)) {
+        in_(fftw::fftw_real_array(nx * ny)),
+        out_(fftw::fftw_complex_array(half_ * ny)) {
     if (ny == 1) {
-      fwd_ = checked_fftw_plan(
+      fwd_ = fftw::checked_fftw_plan(
           fftw_plan_dft_r2c_1d(static_cast<int>(nx), in_.get(), out_.get(), FFTW_ESTIMATE),
           kNoPlan);
-      bwd_ = checked_fftw_plan(
+      bwd_ = fftw::checked_fftw_plan(
           fftw_plan_dft_c2r_1d(static_cast<int>(nx), out_.get(), in_.get(), FFTW_ESTIMATE),
           kNoPlan);
     } else {
-      fwd_ = checked_fftw_plan(fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx),
-                                                    in_.get(), out_.get(), FFTW_ESTIMATE),
-                               kNoPlan);
-      bwd_ = checked_fftw_plan(fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx),
-                                                    out_.get(), in_.get(), FFTW_ESTIMATE),
-                               kNoPlan);
+      fwd_ =
+          fftw::checked_fftw_plan(fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx),
+                                                       in_.get(), out_.get(), FFTW_ESTIMATE),
+                                  kNoPlan);
+      bwd_ =
+          fftw::checked_fftw_plan(fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx),
+                                                       out_.get(), in_.get(), FFTW_ESTIMATE),
+                                  kNoPlan);
     }
   }
   double* input() { return in_.get(); }
@@ -137,18 +136,18 @@ class SpectralDiagonal {
 
  private:
   std::size_t nx_, ny_, half_;
-  FftwArray<double> in_;
-  FftwArray<fftw_complex> out_;
-  FftwPlan fwd_, bwd_;
+  fftw::FftwArray<double> in_;
+  fftw::FftwArray<fftw_complex> out_;
+  fftw::FftwPlan fwd_, bwd_;
 };
 
 /// Real eigenvalues of the symmetric circulant with first column c.
 std::vector<double> circulant_eigenvalues(const std::vector<double>& c) {
   const std::size_t m = c.size();
-  FftwArray<double> in = fftw_real_array(m);
-  FftwArray<fftw_complex> out = fftw_complex_array(m / 2 + 1);
+  fftw::FftwArray<double> in = fftw::fftw_real_array(m);
+  fftw::FftwArray<fftw_complex> out = fftw::fftw_complex_array(m / 2 + 1);
   std::copy(c.begin(), c.end(), in.get());
-  const FftwPlan p = checked_fftw_plan(
+  const fftw::FftwPlan p = fftw::checked_fftw_plan(
       fftw_plan_dft_r2c_1d(static_cast<int>(m), in.get(), out.get(), FFTW_ESTIMATE), kNoPlan);
   fftw_execute(p.get());
   std::vector<double> eig(m);
