@@ -16,8 +16,8 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/kernels/cuda_resources.hpp"
-#include "kernels/history_item.hpp"
 #include "kernels/fftw_handles.hpp"
+#include "kernels/history_item.hpp"
 #include "kernels/host/kernel_checks.hpp"
 
 namespace fracmfg::kernels {
