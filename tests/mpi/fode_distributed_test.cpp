@@ -30,16 +30,16 @@ constexpr PetscInt kComponents = 100000;
 constexpr std::int64_t kSteps = 40;
 constexpr std::int64_t kMiddle = 23;
 
-/// tridiag(1, -2, 1) with `local` rows on this rank of comm.
-Mat laplacian(MPI_Comm comm, PetscInt local) {
+/// tridiag(1, -2, 1) of size n with `local` rows on this rank of comm.
+Mat laplacian(MPI_Comm comm, PetscInt local, PetscInt n = kComponents) {
   Mat a = nullptr;
-  MatCreateAIJ(comm, local, local, kComponents, kComponents, 3, nullptr, 2, nullptr, &a);
+  MatCreateAIJ(comm, local, local, n, n, 3, nullptr, 2, nullptr, &a);
   PetscInt lo = 0, hi = 0;
   MatGetOwnershipRange(a, &lo, &hi);
   for (PetscInt i = lo; i < hi; ++i) {
     if (i > 0) MatSetValue(a, i, i - 1, 1.0, INSERT_VALUES);
     MatSetValue(a, i, i, -2.0, INSERT_VALUES);
-    if (i + 1 < kComponents) MatSetValue(a, i, i + 1, 1.0, INSERT_VALUES);
+    if (i + 1 < n) MatSetValue(a, i, i + 1, 1.0, INSERT_VALUES);
   }
   MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
   MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
@@ -240,17 +240,7 @@ std::string fode_linear_failure(bool error_if_not_converged, fracmfg::ExitCode& 
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const PetscInt n = 8 * size;
   const PetscInt local = ff::fode_local_size(MPI_COMM_WORLD, n);
-  Mat a = nullptr;
-  MatCreateAIJ(MPI_COMM_WORLD, local, local, n, n, 3, nullptr, 2, nullptr, &a);
-  PetscInt lo = 0, hi = 0;
-  MatGetOwnershipRange(a, &lo, &hi);
-  for (PetscInt i = lo; i < hi; ++i) {
-    if (i > 0) MatSetValue(a, i, i - 1, 1.0, INSERT_VALUES);
-    MatSetValue(a, i, i, -2.0, INSERT_VALUES);
-    if (i + 1 < n) MatSetValue(a, i, i + 1, 1.0, INSERT_VALUES);
-  }
-  MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
-  MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
+  Mat a = laplacian(MPI_COMM_WORLD, local, n);
   PetscOptionsSetValue(nullptr, "-fodefail_ksp_type", "gmres");
   PetscOptionsSetValue(nullptr, "-fodefail_pc_type", "none");
   PetscOptionsSetValue(nullptr, "-fodefail_ksp_max_it", "1");
