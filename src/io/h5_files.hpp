@@ -54,6 +54,8 @@ class AtomicH5File {
   /// The name used in error messages (the final name).
   const std::string& label() const { return label_; }
 
+  /// Data can still be written: not committed, not given up, the file open.
+  bool writable() const { return !committed_ && !failed_ && file_.valid(); }
   /// Throws IoError("cannot <action> ...: already committed") once committed.
   void require_open(const std::string& action) const;
 

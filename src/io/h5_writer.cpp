@@ -540,7 +540,8 @@ void H5Writer::write_field(const std::string& name, DM da, Vec v, std::int64_t s
 
 void H5Writer::write_field(const std::string& name, DM da, const PetscScalar* local,
                            std::int64_t step, double time) {
-  impl_->file.require_open("write field '" + name + "'");
+  // Called once per level (2^20 times for a long ODE): the message is built only on failure.
+  if (!impl_->file.writable()) impl_->file.require_open("write field '" + name + "'");
   Series& r = impl_->record(name);
   if (!r.written || r.da != da) {
     detail::H5ErrorSilencer quiet;
