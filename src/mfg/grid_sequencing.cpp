@@ -1,0 +1,212 @@
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/interrupt.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/mfg/solver.hpp"
+#include "mfg/petsc_handles.hpp"
+#include "mfg/solver_impl.hpp"
+
+// Grid sequencing of the mfg fixed point (iteration.coarse_levels; mfg/solver.hpp):
+// start_coarse() solves the game on coarser grids, start_from() interpolates a solved
+// coarse game onto this solver's grid and time levels.
+
+namespace fracmfg::mfg {
+
+using detail::fmt;
+
+namespace {
+
+// One time level of a field of a solver at a time, in natural (x fastest) order, on every
+// rank; the last two levels asked for per field are kept (start_from walks the coarse time
+// levels in order), so a rank holds at most four coarse fields. Collective.
+class CoarseLevels {
+ public:
+  explicit CoarseLevels(const Solver& from) : from_(from), replicator_(from.model().dm()) {}
+
+  const std::vector<double>& get(bool density, int level) {
+    Cache& c = cache_[density ? 1 : 0];
+    for (int k = 0; k < 2; ++k) {
+      if (c.level[k] == level) {
+        c.last = k;
+        return c.data[k];
+      }
+    }
+    // Replace the level not asked for last (the caller holds references to both).
+    const int slot = 1 - c.last;
+    c.last = slot;
+    c.level[slot] = level;
+    replicator_.gather(density ? from_.m(level) : from_.u(level), c.data[slot]);
+    return c.data[slot];
+  }
+
+ private:
+  struct Cache {
+    int level[2] = {-1, -1};
+    std::vector<double> data[2];
+    int last = 1;
+  };
+  const Solver& from_;
+  detail::Replicator replicator_;
+  Cache cache_[2];
+};
+
+// Position of coordinate x on an axis of grid g: lower index and weight of the upper one.
+struct Bracket {
+  PetscInt lo = 0, hi = 0;
+  double w = 0.0;
+};
+Bracket bracket(const Grid& g, int axis, double x) {
+  const PetscInt n = g.points[axis];
+  const double s = (x - g.origin(axis)) / g.spacing(axis);
+  Bracket b;
+  if (g.boundary == Boundary::periodic) {
+    const double f = std::floor(s);
+    b.w = s - f;
+    b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;
+    b.hi = (b.lo + 1) % n;
+    return b;
+  }
+  const double c = std::clamp(s, 0.0, static_cast<double>(n - 1));
+  b.lo = std::min(static_cast<PetscInt>(std::floor(c)), n - 1);
+  b.hi = std::min(b.lo + 1, n - 1);
+  b.w = c - static_cast<double>(b.lo);
+  return b;
+}
+
+}  // namespace
+
+void Solver::start_from(const Solver& coarse) {
+  Impl& d = *impl_;
+  if (!d.history.empty()) throw Error("mfg: start_from() needs a solver that has not iterated");
+  const Grid& gf = d.model->grid();
+  const Grid& gc = coarse.model().grid();
+  if (gf.dim != gc.dim || gf.boundary != gc.boundary || gf.length != gc.length) {
+    throw Error("mfg: start_from() needs the same domain");
+  }
+  CoarseLevels levels(coarse);
+  const OwnedBox& box = d.model->box();
+  const int ntc = coarse.steps(), ntf = d.model->steps();
+  const double mass0 = d.model->mass(d.model->initial_density());
+  for (int n = 0; n <= ntf; ++n) {
+    const double s = static_cast<double>(n) * ntc / ntf;
+    const int l0 = std::min(static_cast<int>(std::floor(s)), ntc);
+    const int l1 = std::min(l0 + 1, ntc);
+    const double wt = s - l0;
+    for (int field = 0; field < 2; ++field) {
+      Vec v = field == 0 ? d.x.u[static_cast<std::size_t>(n)].get()
+                         : d.x.m[static_cast<std::size_t>(n)].get();
+      if (field == 1 && n == 0) {
+        FRACMFG_PETSC_CHECK(VecCopy(d.model->initial_density(), v));
+        continue;
+      }
+      // Both coarse levels first (collective), then the local interpolation.
+      const std::vector<double>& c0 = levels.get(field == 1, l0);
+      const std::vector<double>& c1 = levels.get(field == 1, l1);
+      detail::WriteArray a(v);
+      for (PetscInt j = 0; j < box.ym; ++j) {
+        const Bracket by = gf.dim == 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : Bracket{};
+        for (PetscInt i = 0; i < box.xm; ++i) {
+          const Bracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
+          const PetscInt nx = gc.points[0];
+          auto at = [&](const std::vector<double>& f) {
+            const double lo = (1 - bx.w) * f[static_cast<std::size_t>(by.lo * nx + bx.lo)] +
+                              bx.w * f[static_cast<std::size_t>(by.lo * nx + bx.hi)];
+            const double hi = (1 - bx.w) * f[static_cast<std::size_t>(by.hi * nx + bx.lo)] +
+                              bx.w * f[static_cast<std::size_t>(by.hi * nx + bx.hi)];
+            return (1 - by.w) * lo + by.w * hi;
+          };
+          a[j * box.xm + i] = (1 - wt) * at(c0) + wt * at(c1);
+        }
+      }
+    }
+    if (n == 0) continue;
+    Vec m = d.x.m[static_cast<std::size_t>(n)].get();
+    const double mass = d.model->mass(m);
+    if (mass > 0.0) FRACMFG_PETSC_CHECK(VecScale(m, mass0 / mass));
+  }
+  d.warm = true;
+}
+
+namespace {
+
+// The game of `fine` with the points per axis and the time steps divided by 2^level, solved
+// to max(tolerance, 1e-3) with the finite-difference Fokker-Planck equation.
+io::MfgConfig coarse_config(const io::MfgConfig& fine, int level) {
+  io::MfgConfig c = fine;
+  for (auto& p : c.grid.points) p >>= level;
+  c.time.steps = std::max(1, fine.time.steps >> level);
+  c.iteration.tolerance = std::max(fine.iteration.tolerance, 1e-3);
+  c.iteration.coarse_levels = 0;
+  c.fokker_planck.method = io::MfgConfig::FokkerPlanck::Method::fdm;
+  return c;
+}
+
+// Coarse levels that keep at least 4 points per axis.
+int usable_coarse_levels(const io::MfgConfig& fine) {
+  int levels = 0;
+  while (levels < fine.iteration.coarse_levels &&
+         std::all_of(fine.grid.points.begin(), fine.grid.points.end(),
+                     [&](int p) { return (p >> (levels + 1)) >= 4; })) {
+    ++levels;
+  }
+  return levels;
+}
+
+}  // namespace
+
+void Solver::start_coarse() {
+  Impl& d = *impl_;
+  const io::MfgConfig& fine = d.cfg();
+  const int levels = usable_coarse_levels(fine);
+  if (levels < fine.iteration.coarse_levels) {
+    d.log.info("mfg: coarse start with ", levels, " of the ", fine.iteration.coarse_levels,
+               " coarse levels asked for (a coarser grid would have fewer than 4 points per axis)");
+  }
+  if (levels == 0) return;
+  // The coarse solvers' own lines only at debug level.
+  core::Logger quiet = d.log;
+  if (quiet.level() != core::LogLevel::debug) {
+    quiet.set_level(std::min(quiet.level(), core::LogLevel::warn));
+  }
+  std::unique_ptr<Solver> previous;
+  for (int level = levels; level >= 1; --level) {
+    const io::MfgConfig c = coarse_config(fine, level);
+    auto next = std::make_unique<Solver>(d.comm, c, d.selector, quiet);
+    if (previous) next->start_from(*previous);
+    const double t0 = MPI_Wtime();
+    SolveResult r;
+    try {
+      r = next->solve();
+    } catch (const core::Interrupted&) {
+      // A stop request during a coarse solve: nothing of the fine solve to checkpoint yet
+      // (a restart repeats the coarse start).
+      d.log.info("mfg: stopped by a signal during the coarse start (level ", level, ")");
+      throw core::Interrupted(0, "");
+    } catch (const core::CollectiveError& e) {
+      // Collective: every rank leaves here; the fine solve starts from the default state.
+      d.log.warn("mfg: coarse start level ", level, " failed (", e.what(),
+                 "); starting from u = 0, m(t) = m0");
+      return;
+    }
+    const Grid& g = next->model().grid();
+    d.log.info("mfg: coarse start level ", level, ": ",
+               g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
+                          : std::to_string(g.points[0]),
+               " points, ", next->steps(), " steps, ", r.iterations, " iterations to ",
+               fmt(c.iteration.tolerance), r.converged ? "" : " (not converged)", " in ",
+               fmt(MPI_Wtime() - t0), " s");
+    previous = std::move(next);
+  }
+  start_from(*previous);
+}
+
+}  // namespace fracmfg::mfg

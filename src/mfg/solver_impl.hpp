@@ -1,0 +1,103 @@
+#pragma once
+// The private state of mfg::Solver, shared by its translation units: the fixed point
+// (solver.cpp), grid sequencing (grid_sequencing.cpp), checkpoint and restart
+// (solver_checkpoint.cpp) and output (solver_output.cpp); Anderson mixing is
+// mfg/anderson.hpp.
+#include <mpi.h>
+#include <petscvec.h>
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fracmfg/core/logger.hpp"
+#include "fracmfg/core/progress.hpp"
+#include "fracmfg/exec/selector.hpp"
+#include "fracmfg/mfg/coupling.hpp"
+#include "fracmfg/mfg/hjb.hpp"
+#include "fracmfg/mfg/model.hpp"
+#include "fracmfg/mfg/solver.hpp"
+#include "mfg/anderson.hpp"
+#include "mfg/forward.hpp"
+#include "mfg/petsc_handles.hpp"
+#include "mfg/state.hpp"
+
+namespace fracmfg::mfg {
+
+namespace detail {
+
+/// v with 3 significant digits, for messages.
+inline std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(3);
+  os << v;
+  return os.str();
+}
+
+/// The convergence history as one array per quantity (checkpoints and results).
+struct HistoryArrays {
+  std::vector<double> change_u, change_m, damping, seconds, newton, anderson, newton_tolerance;
+};
+
+inline HistoryArrays arrays_of(const std::vector<IterationRecord>& h) {
+  HistoryArrays a;
+  for (const auto& r : h) {
+    a.change_u.push_back(r.change_u);
+    a.change_m.push_back(r.change_m);
+    a.damping.push_back(r.damping);
+    a.seconds.push_back(r.seconds);
+    a.newton.push_back(static_cast<double>(r.newton_iterations));
+    a.anderson.push_back(r.anderson ? 1.0 : 0.0);
+    a.newton_tolerance.push_back(r.newton_tolerance);
+  }
+  return a;
+}
+
+}  // namespace detail
+
+struct Solver::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  core::Logger log;
+  exec::Selector* selector = nullptr;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<HjbSolver> hjb;
+  std::unique_ptr<Coupling> coupling;
+  std::unique_ptr<detail::ForwardMethod> forward;
+  int levels = 0;
+  detail::State x;  // the current state (U, M)
+  detail::VecPtr ut, ut_next, rhs, mt, mt_next;
+  std::vector<IterationRecord> history;
+  double best_change = std::numeric_limits<double>::infinity();
+  bool converged = false;
+  // Each SNESSolve/KSPSolve looks up a dozen -*_view options in the database, a sizeable
+  // share of a small time step; when no view or converged-reason option is set the lookups
+  // are switched off during the sweeps (monitors are unaffected).
+  bool skip_viewers = false;
+  bool warm = false;  // start_from() set the state
+
+  // Progress lines (report()): rate limit from FRACMFG_PROGRESS_SECONDS; the elapsed time
+  // and the mean iteration time count the iterations run here (restored ones do not).
+  std::optional<core::Progress> progress;
+
+  detail::Anderson anderson;
+
+  const io::MfgConfig& cfg() const { return model->config(); }
+
+  // The fixed point (solver.cpp).
+  double theta(int k) const;
+  void check_density(Vec m, int iteration, int level);
+  void hjb_rhs(int n);
+  static void blend(Vec fresh, Vec old, double t, double& change2, double& size2);
+  double newton_tolerance() const;
+  double fp_tolerance() const;
+  Vec initial_guess(int k, int n);
+  Vec density_guess(int n);
+  IterationRecord iterate();
+  void report(const IterationRecord& rec);
+  int iterations_left() const;
+};
+
+}  // namespace fracmfg::mfg

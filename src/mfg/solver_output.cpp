@@ -1,0 +1,46 @@
+#include <algorithm>
+#include <vector>
+
+#include "fracmfg/io/h5_writer.hpp"
+#include "fracmfg/mfg/solver.hpp"
+#include "mfg/solver_impl.hpp"
+
+// The results of the mfg fixed point: U and M as time series, the convergence history and
+// the mass per level.
+
+namespace fracmfg::mfg {
+
+void Solver::write(io::H5Writer& out, int every) const {
+  const Impl& d = *impl_;
+  const Grid& g = d.model->grid();
+  io::FieldInfo info;
+  for (int a = 0; a < g.dim; ++a) {
+    info.grid.origin[a] = g.origin(a);
+    info.grid.spacing[a] = g.spacing(a);
+  }
+  const int nt = d.model->steps();
+  every = std::max(every, 1);
+  info.expected_levels = nt / every + 1 + (nt % every != 0 ? 1 : 0);
+  info.component_names = {"u"};
+  out.define_field("u", info);
+  info.component_names = {"m"};
+  out.define_field("m", info);
+  DM dm = d.model->dm();
+  for (int n = 0; n <= nt; ++n) {
+    if (n % every != 0 && n != nt) continue;
+    out.write_field("u", dm, d.x.u[n].get(), n, d.model->time(n));
+    out.write_field("m", dm, d.x.m[n].get(), n, d.model->time(n));
+  }
+  const detail::HistoryArrays a = detail::arrays_of(d.history);
+  out.write_array("/convergence/u", a.change_u);
+  out.write_array("/convergence/m", a.change_m);
+  out.write_array("/mfg/seconds", a.seconds);
+  out.set_attribute_int64("/convergence", "iterations", iterations());
+  out.set_attribute_int64("/convergence", "converged", d.converged ? 1 : 0);
+  out.set_attribute_double("/convergence", "tolerance", d.cfg().iteration.tolerance);
+  std::vector<double> mass;
+  for (int n = 0; n <= nt; ++n) mass.push_back(d.model->mass(d.x.m[n].get()));
+  out.write_array("/mfg/mass", mass);
+}
+
+}  // namespace fracmfg::mfg
