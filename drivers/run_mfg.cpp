@@ -56,7 +56,7 @@ int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& select
   check_restart_keeps_outputs(env.comm(), restart, deck.output());
   // 2. Build. From here on a stop signal ends the run after the current iteration, with a
   //    checkpoint, instead of killing it.
-  mfg::Solver solver(env.comm(), config, &selector, env.log());
+  mfg::Solver solver(env.comm(), mfg::problem_from_config(config), &selector, env.log());
   core::InterruptGuard interrupts;
   // 3. Restart.
   if (!restart.empty()) solver.restart(restart.path);

@@ -115,7 +115,8 @@ int run(fracmfg::core::Environment& env) {
   for (PetscInt r = 0; r < reps; ++r) {
     MPI_Barrier(env.comm());
     const double t0 = MPI_Wtime();
-    fracmfg::mfg::Solver solver(env.comm(), cfg, nullptr, env.log());
+    fracmfg::mfg::Solver solver(env.comm(), fracmfg::mfg::problem_from_config(cfg), nullptr,
+                                env.log());
     MPI_Barrier(env.comm());
     const double t1 = MPI_Wtime();
     const std::clock_t c1 = std::clock();

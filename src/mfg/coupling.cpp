@@ -21,14 +21,14 @@ constexpr double kLogFloor = 1e-300;
 struct Coupling::Impl {
   const Model& model;
   exec::Selector* selector = nullptr;
-  io::MfgConfig::Coupling cfg;
+  Problem::Coupling cfg;
   // nonlocal: m gathered in natural order on every rank, the grid points as samples
   std::unique_ptr<detail::Replicator> replicator;
   std::vector<double> sample_x, sample_y, weights, density;
   kernels::KdeGrid kde_grid;
   exec::KernelId kernel;
 
-  Impl(const Model& m, exec::Selector* s) : model(m), selector(s), cfg(m.config().coupling) {}
+  Impl(const Model& m, exec::Selector* s) : model(m), selector(s), cfg(m.problem().coupling) {}
 
   void setup_nonlocal() {
     const Grid& g = model.grid();

@@ -37,7 +37,7 @@ class ParticleForward final : public ForwardMethod {
 std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector,
                                                    core::Logger log) {
   using Method = io::MfgConfig::FokkerPlanck::Method;
-  if (model.config().fokker_planck.method == Method::particles) {
+  if (model.problem().fokker_planck.method == Method::particles) {
     return std::make_unique<ParticleForward>(model, selector, log);
   }
   return std::make_unique<FdmForward>(model);

@@ -25,7 +25,7 @@ class ForwardMethod {
   virtual void set_tolerance(double) {}
 };
 
-/// The method the model's config asks for. Collective.
+/// The method the model's problem asks for. Collective.
 std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Selector* selector,
                                                    core::Logger log);
 

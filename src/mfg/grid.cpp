@@ -5,25 +5,24 @@
 
 namespace fracmfg::mfg {
 
-Grid Grid::from_config(const io::MfgConfig& config) {
+Grid Grid::make(const io::MfgConfig::Domain& domain, const io::MfgConfig::Grid& grid) {
   Grid g;
-  g.dim = config.dimension();
+  g.dim = static_cast<int>(domain.length.size());
   if (g.dim != 1 && g.dim != 2) {
     throw Error("mfg: the domain has " + std::to_string(g.dim) + " lengths; expected 1 or 2");
   }
-  if (config.grid.points.size() != config.domain.length.size()) {
+  if (grid.points.size() != domain.length.size()) {
     throw Error("mfg: grid.points and domain.length differ in size");
   }
   for (int a = 0; a < g.dim; ++a) {
-    g.points[a] = config.grid.points[a];
-    g.length[a] = config.domain.length[a];
+    g.points[a] = grid.points[a];
+    g.length[a] = domain.length[a];
     if (g.points[a] < 3 || !(g.length[a] > 0.0)) {
       throw Error("mfg: a grid needs >= 3 points and a positive length per axis");
     }
   }
-  g.boundary = config.domain.boundary == io::MfgConfig::Domain::Boundary::periodic
-                   ? Boundary::periodic
-                   : Boundary::reflecting;
+  g.boundary = domain.boundary == io::MfgConfig::Domain::Boundary::periodic ? Boundary::periodic
+                                                                            : Boundary::reflecting;
   return g;
 }
 

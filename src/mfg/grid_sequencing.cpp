@@ -140,8 +140,8 @@ namespace {
 
 // The game of `fine` with the points per axis and the time steps divided by 2^level, solved
 // to max(tolerance, 1e-3) with the finite-difference Fokker-Planck equation.
-io::MfgConfig coarse_config(const io::MfgConfig& fine, int level) {
-  io::MfgConfig c = fine;
+Problem coarse_problem(const Problem& fine, int level) {
+  Problem c = fine;
   for (auto& p : c.grid.points) p >>= level;
   c.time.steps = std::max(1, fine.time.steps >> level);
   c.iteration.tolerance = std::max(fine.iteration.tolerance, 1e-3);
@@ -151,7 +151,7 @@ io::MfgConfig coarse_config(const io::MfgConfig& fine, int level) {
 }
 
 // Coarse levels that keep at least 4 points per axis.
-int usable_coarse_levels(const io::MfgConfig& fine) {
+int usable_coarse_levels(const Problem& fine) {
   int levels = 0;
   while (levels < fine.iteration.coarse_levels &&
          std::all_of(fine.grid.points.begin(), fine.grid.points.end(),
@@ -165,7 +165,7 @@ int usable_coarse_levels(const io::MfgConfig& fine) {
 
 void Solver::start_coarse() {
   Impl& d = *impl_;
-  const io::MfgConfig& fine = d.cfg();
+  const Problem& fine = d.problem();
   const int levels = usable_coarse_levels(fine);
   if (levels < fine.iteration.coarse_levels) {
     d.log.info("mfg: coarse start with ", levels, " of the ", fine.iteration.coarse_levels,
@@ -179,7 +179,7 @@ void Solver::start_coarse() {
   }
   std::unique_ptr<Solver> previous;
   for (int level = levels; level >= 1; --level) {
-    const io::MfgConfig c = coarse_config(fine, level);
+    const Problem c = coarse_problem(fine, level);
     auto next = std::make_unique<Solver>(d.comm, c, d.selector, quiet);
     if (previous) next->start_from(*previous);
     const double t0 = MPI_Wtime();

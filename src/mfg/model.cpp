@@ -29,6 +29,11 @@ std::string format_point(const Grid& grid, double x, double y) {
   return os.str();
 }
 
+// A field's name in messages: its own (a deck key), else the Problem member.
+std::string name_of(const Field& field, const char* member) {
+  return field.name_or(std::string("problem.") + member);
+}
+
 std::string format_value(double v) {
   std::ostringstream os;
   os.precision(6);
@@ -40,7 +45,7 @@ std::string format_value(double v) {
 
 struct Model::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
-  io::MfgConfig config;
+  Problem problem;
   Grid grid;
   exec::DmPtr dm;
   OwnedBox box;
@@ -48,35 +53,22 @@ struct Model::Impl {
   VecPtr potential, terminal, initial;
   Source hjb, fp;
 
-  // The formula's values at the owned points at time t.
-  std::vector<double> sample(const io::ExpressionSpec& spec, double t) const {
-    const core::Expression f = spec.compile();
-    std::vector<core::Expression::Input> inputs;
-    for (const auto& v : f.variables()) {
-      if (v == "x") {
-        inputs.push_back(core::Expression::Input::array(x.data()));
-      } else if (v == "y") {
-        inputs.push_back(core::Expression::Input::array(y.data()));
-      } else if (v == "t") {
-        inputs.push_back(core::Expression::Input::constant(t));
-      } else {
-        throw Error("mfg: formula \"" + spec.text + "\" has an unexpected variable " + v);
-      }
-    }
+  // The field's values at the owned points at time t.
+  std::vector<double> sample(const Field& field, double t) const {
     std::vector<double> out(x.size());
-    f.evaluate_bulk(x.size(), inputs, out.data());
+    field.evaluate(grid, x.size(), x.data(), y.data(), t, out.data());
     return out;
   }
 
   // Throws UsageError at the first owned point where ok(value) is false.
   template <class Ok>
-  void require(const std::vector<double>& values, const char* key, const char* what, Ok ok,
+  void require(const std::vector<double>& values, const std::string& name, const char* what, Ok ok,
                double t = -1.0) const {
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (!ok(values[k])) {
         std::string at = format_point(grid, x[k], y[k]);
         if (t >= 0.0) at += ", t = " + format_value(t);
-        throw UsageError(std::string("mfg.") + key + ": must be " + what + " on the grid, but is " +
+        throw UsageError(name + ": must be " + what + " on the grid, but is " +
                          format_value(values[k]) + " at " + at);
       }
     }
@@ -89,22 +81,18 @@ struct Model::Impl {
     return v;
   }
 
-  Source sample_source(const io::ExpressionSpec& spec, const char* key, int steps,
-                       double dt) const {
+  Source sample_source(const Field& field, const std::string& name, int steps, double dt) const {
     Source s;
-    const core::Expression f = spec.compile();
-    if (f.is_constant() && f.evaluate(std::vector<double>(f.arity(), 0.0).data()) == 0.0) {
-      return s;
-    }
+    if (field.is_zero()) return s;
     s.zero = false;
-    s.timed = f.uses("t");
+    s.timed = field.time_dependent();
     const int levels = s.timed ? steps + 1 : 1;
     s.data.reserve(static_cast<std::size_t>(levels) * x.size());
     for (int n = 0; n < levels; ++n) {
       const double t = dt * n;
-      const auto values = sample(spec, t);
+      const auto values = sample(field, t);
       require(
-          values, key, "finite", [](double v) { return std::isfinite(v); }, s.timed ? t : -1.0);
+          values, name, "finite", [](double v) { return std::isfinite(v); }, s.timed ? t : -1.0);
       s.data.insert(s.data.end(), values.begin(), values.end());
     }
     return s;
@@ -116,14 +104,14 @@ struct Model::Impl {
   }
 };
 
-Model::Model(MPI_Comm comm, const io::MfgConfig& config, const std::vector<PetscInt>& lx,
+Model::Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>& lx,
              const std::vector<PetscInt>& ly)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.comm = comm;
-  d.config = config;
-  d.grid = Grid::from_config(config);
-  if (config.time.steps < 1 || !(config.time.horizon > 0.0)) {
+  d.problem = problem;
+  d.grid = Grid::make(problem.domain, problem.grid);
+  if (problem.time.steps < 1 || !(problem.time.horizon > 0.0)) {
     throw Error("mfg: time.horizon must be > 0 and time.steps >= 1");
   }
   d.dm = create_dmda(comm, d.grid, lx, ly);
@@ -139,21 +127,25 @@ Model::Model(MPI_Comm comm, const io::MfgConfig& config, const std::vector<Petsc
     }
   }
 
-  // Sample and check every formula; a violation on any rank is reported by every rank.
+  // Sample and check every field; a violation on any rank is reported by every rank.
   std::vector<double> c, v, g, m0;
   core::collective(comm, [&] {
-    c = d.sample(config.hamiltonian.control_cost, 0.0);
-    d.require(c, "hamiltonian.control_cost", "finite and > 0",
-              [](double s) { return std::isfinite(s) && s > 0.0; });
-    v = d.sample(config.coupling.potential, 0.0);
-    d.require(v, "coupling.potential", "finite", [](double s) { return std::isfinite(s); });
-    g = d.sample(config.terminal_cost, 0.0);
-    d.require(g, "terminal_cost", "finite", [](double s) { return std::isfinite(s); });
-    m0 = d.sample(config.initial_density, 0.0);
-    d.require(m0, "initial_density", "finite and >= 0",
+    c = d.sample(problem.hamiltonian.control_cost, 0.0);
+    d.require(c, name_of(problem.hamiltonian.control_cost, "hamiltonian.control_cost"),
+              "finite and > 0", [](double s) { return std::isfinite(s) && s > 0.0; });
+    v = d.sample(problem.coupling.potential, 0.0);
+    d.require(v, name_of(problem.coupling.potential, "coupling.potential"), "finite",
+              [](double s) { return std::isfinite(s); });
+    g = d.sample(problem.terminal_cost, 0.0);
+    d.require(g, name_of(problem.terminal_cost, "terminal_cost"), "finite",
+              [](double s) { return std::isfinite(s); });
+    m0 = d.sample(problem.initial_density, 0.0);
+    d.require(m0, name_of(problem.initial_density, "initial_density"), "finite and >= 0",
               [](double s) { return std::isfinite(s) && s >= 0.0; });
-    d.hjb = d.sample_source(config.sources.hjb, "sources.hjb", config.time.steps, dt());
-    d.fp = d.sample_source(config.sources.fp, "sources.fp", config.time.steps, dt());
+    d.hjb = d.sample_source(problem.sources.hjb, name_of(problem.sources.hjb, "sources.hjb"),
+                            problem.time.steps, dt());
+    d.fp = d.sample_source(problem.sources.fp, name_of(problem.sources.fp, "sources.fp"),
+                           problem.time.steps, dt());
   });
   d.inv_c.resize(n);
   for (std::size_t k = 0; k < n; ++k) d.inv_c[k] = 1.0 / c[k];
@@ -163,8 +155,8 @@ Model::Model(MPI_Comm comm, const io::MfgConfig& config, const std::vector<Petsc
   const double total = mass(d.initial.get());
   if (!(total > 0.0) || !std::isfinite(total)) {
     throw core::CollectiveError(
-        "mfg.initial_density: has no mass on the grid points (sum m0 * cell volume = " +
-            format_value(total) + ")",
+        name_of(problem.initial_density, "initial_density") +
+            ": has no mass on the grid points (sum m0 * cell volume = " + format_value(total) + ")",
         ExitCode::usage, 0);
   }
   FRACMFG_PETSC_CHECK(VecScale(d.initial.get(), 1.0 / total));
@@ -175,8 +167,8 @@ Model::~Model() = default;
 MPI_Comm Model::comm() const {
   return impl_->comm;
 }
-const io::MfgConfig& Model::config() const {
-  return impl_->config;
+const Problem& Model::problem() const {
+  return impl_->problem;
 }
 const Grid& Model::grid() const {
   return impl_->grid;
@@ -188,13 +180,13 @@ const OwnedBox& Model::box() const {
   return impl_->box;
 }
 int Model::steps() const {
-  return impl_->config.time.steps;
+  return impl_->problem.time.steps;
 }
 double Model::dt() const {
-  return impl_->config.time.horizon / impl_->config.time.steps;
+  return impl_->problem.time.horizon / impl_->problem.time.steps;
 }
 double Model::diffusion() const {
-  return impl_->config.diffusion;
+  return impl_->problem.diffusion;
 }
 const std::vector<double>& Model::x() const {
   return impl_->x;
@@ -215,7 +207,7 @@ Vec Model::initial_density() const {
   return impl_->initial.get();
 }
 double Model::terminal_coupling() const {
-  return impl_->config.terminal_coupling;
+  return impl_->problem.terminal_coupling;
 }
 const double* Model::hjb_source(int n) const {
   return impl_->level(impl_->hjb, n);

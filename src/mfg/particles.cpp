@@ -316,14 +316,15 @@ ParticleFokkerPlanck::ParticleFokkerPlanck(const Model& model, exec::Selector* s
   Impl& d = *impl_;
   if (model.fp_source(0) != nullptr) {
     throw core::CollectiveError(
-        "mfg.sources.fp: a Fokker-Planck source is not supported with fokker_planck.method "
-        "particles (particles carry a fixed mass); use method fdm",
+        model.problem().sources.fp.name_or("problem.sources.fp") +
+            ": a Fokker-Planck source is not supported with fokker_planck.method particles "
+            "(particles carry a fixed mass); use method fdm",
         ExitCode::usage, 0);
   }
   MPI_Comm_rank(d.comm, &d.rank);
   MPI_Comm_size(d.comm, &d.size);
   d.periodic = d.g.boundary == Boundary::periodic;
-  const auto& fp = model.config().fokker_planck;
+  const auto& fp = model.problem().fokker_planck;
   d.total = fp.particles;
   d.seed = static_cast<std::uint64_t>(fp.seed);
   d.fixed_bandwidth = fp.bandwidth;

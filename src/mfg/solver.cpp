@@ -63,10 +63,10 @@ class ViewersOff {
 
 double Solver::Impl::theta(int k) const {
   if (k == 0 && !warm) return 1.0;
-  if (cfg().iteration.schedule == io::MfgConfig::Iteration::Schedule::fictitious_play) {
+  if (problem().iteration.schedule == io::MfgConfig::Iteration::Schedule::fictitious_play) {
     return 1.0 / (k + 1);
   }
-  return cfg().iteration.damping;
+  return problem().iteration.damping;
 }
 
 // min m and max m over all ranks, then the round-off clean-up.
@@ -275,7 +275,7 @@ IterationRecord Solver::Impl::iterate() {
   rec.seconds = secs;
   rec.newton_tolerance = newton_tol;
   history.push_back(rec);
-  const double tol = cfg().iteration.tolerance;
+  const double tol = problem().iteration.tolerance;
   // A change below the tolerance certifies convergence only if the HJB steps were solved
   // well below it (a loose solve may stop at its start and show no change at all).
   converged =
@@ -289,7 +289,7 @@ IterationRecord Solver::Impl::iterate() {
 // FRACMFG_PROGRESS_SECONDS seconds; at debug level always. Only the logger's ranks write; no
 // communication (the decision may differ between ranks).
 void Solver::Impl::report(const IterationRecord& rec) {
-  const int max_it = cfg().iteration.max_iterations;
+  const int max_it = problem().iteration.max_iterations;
   const bool last = converged || rec.iteration >= max_it;
   if (progress->steps() == 0) progress->start(rec.seconds);
   const core::LogLevel level = progress->step(last, rec.seconds);
@@ -321,8 +321,8 @@ void Solver::Impl::report(const IterationRecord& rec) {
 // capped by max_iterations. -1: not contracting (or too few iterations to tell).
 int Solver::Impl::iterations_left() const {
   const int k = static_cast<int>(history.size());
-  const int max_left = cfg().iteration.max_iterations - k;
-  const double tol = cfg().iteration.tolerance;
+  const int max_left = problem().iteration.max_iterations - k;
+  const double tol = problem().iteration.tolerance;
   std::vector<double> changes;
   changes.reserve(history.size());
   for (const IterationRecord& r : history) changes.push_back(std::max(r.change_u, r.change_m));
@@ -333,15 +333,14 @@ int Solver::Impl::iterations_left() const {
   return *left;
 }
 
-Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selector,
-               core::Logger log)
+Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, core::Logger log)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.comm = comm;
   d.log = log;
   d.selector = selector;
   d.progress.emplace(log, core::progress_interval_from_environment(log));
-  d.model = std::make_unique<Model>(comm, config);
+  d.model = std::make_unique<Model>(comm, problem);
   d.hjb = std::make_unique<HjbSolver>(*d.model);
   d.coupling = std::make_unique<Coupling>(*d.model, selector);
   d.forward = detail::make_forward_method(*d.model, selector, log);
@@ -363,14 +362,14 @@ Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selec
   FRACMFG_PETSC_CHECK(PetscFree(all));
   d.skip_viewers = options.find("view") == std::string::npos &&
                    options.find("converged_reason") == std::string::npos;
-  d.anderson.setup(comm, log, dm, d.levels, config.iteration.anderson);
+  d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ",
              g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
                         : std::to_string(g.points[0]),
-             " (", io::to_string(config.domain.boundary), "), ", d.model->steps(),
-             " time steps, Fokker-Planck ", io::to_string(config.fokker_planck.method),
-             ", coupling ", io::to_string(config.coupling.type));
+             " (", io::to_string(problem.domain.boundary), "), ", d.model->steps(),
+             " time steps, Fokker-Planck ", io::to_string(problem.fokker_planck.method),
+             ", coupling ", io::to_string(problem.coupling.type));
 }
 
 Solver::~Solver() = default;
@@ -406,8 +405,8 @@ SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
   Impl& d = *impl_;
   SolveResult r;
   const double t0 = MPI_Wtime();
-  if (d.history.empty() && !d.warm && d.cfg().iteration.coarse_levels > 0) start_coarse();
-  const int max_it = d.cfg().iteration.max_iterations;
+  if (d.history.empty() && !d.warm && d.problem().iteration.coarse_levels > 0) start_coarse();
+  const int max_it = d.problem().iteration.max_iterations;
   while (!d.converged && iterations() < max_it) {
     const IterationRecord rec = iterate();
     const bool written =

@@ -45,8 +45,8 @@ void Solver::write_checkpoint(const std::string& path) const {
   add_state("", d.x);
   ck.add_scalar_int64("iteration", iterations());
   ck.add_scalar_int64("time_steps", d.model->steps());
-  ck.add_scalar_string("schedule", io::to_string(d.cfg().iteration.schedule));
-  ck.add_scalar_double("damping", d.cfg().iteration.damping);
+  ck.add_scalar_string("schedule", io::to_string(d.problem().iteration.schedule));
+  ck.add_scalar_double("damping", d.problem().iteration.damping);
   ck.add_scalar_double("next_damping", d.theta(iterations()));
   ck.add_scalar_double("best_change", d.best_change);
   ck.add_scalar_int64("converged", d.converged ? 1 : 0);

@@ -84,7 +84,7 @@ struct Solver::Impl {
 
   detail::Anderson anderson;
 
-  const io::MfgConfig& cfg() const { return model->config(); }
+  const Problem& problem() const { return model->problem(); }
 
   // The fixed point (solver.cpp).
   double theta(int k) const;

@@ -37,7 +37,7 @@ void Solver::write(io::H5Writer& out, int every) const {
   out.write_array("/mfg/seconds", a.seconds);
   out.set_attribute_int64("/convergence", "iterations", iterations());
   out.set_attribute_int64("/convergence", "converged", d.converged ? 1 : 0);
-  out.set_attribute_double("/convergence", "tolerance", d.cfg().iteration.tolerance);
+  out.set_attribute_double("/convergence", "tolerance", d.problem().iteration.tolerance);
   std::vector<double> mass;
   for (int n = 0; n <= nt; ++n) mass.push_back(d.model->mass(d.x.m[n].get()));
   out.write_array("/mfg/mass", mass);

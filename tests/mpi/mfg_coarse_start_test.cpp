@@ -94,8 +94,8 @@ std::string reflecting_2d(int nx, int ny, int steps, const std::string& iteratio
 TEST(MfgCoarseStart, LinearFieldsInterpolatedExactlyOnReflectingGrids) {
   const auto coarse_cfg = fracmfg::test::mfg_config(reflecting_2d(10, 8, 4, "{damping: 0.5}"));
   const auto fine_cfg = fracmfg::test::mfg_config(reflecting_2d(20, 16, 8, "{damping: 0.5}"));
-  mfg::Solver coarse(MPI_COMM_WORLD, coarse_cfg, nullptr, quiet_logger());
-  mfg::Solver fine(MPI_COMM_WORLD, fine_cfg, nullptr, quiet_logger());
+  mfg::Solver coarse(MPI_COMM_WORLD, mfg::problem_from_config(coarse_cfg), nullptr, quiet_logger());
+  mfg::Solver fine(MPI_COMM_WORLD, mfg::problem_from_config(fine_cfg), nullptr, quiet_logger());
   const Field fu = [](double x, double y, double t) { return 1.0 + 2.0 * x - 3.0 * y + 0.5 * t; };
   const Field fm = [](double x, double y, double t) { return 1.0 + x + 2.0 * y + t; };
   fill(coarse, false, fu);
@@ -155,8 +155,9 @@ TEST(MfgCoarseStart, PeriodicAxesWrapAround) {
         "}\n  diffusion: 0.05\n  coupling: {type: log}\n"
         "  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n");
   };
-  mfg::Solver coarse(MPI_COMM_WORLD, game(10, 3), nullptr, quiet_logger());
-  mfg::Solver fine(MPI_COMM_WORLD, game(20, 6), nullptr, quiet_logger());
+  mfg::Solver coarse(MPI_COMM_WORLD, mfg::problem_from_config(game(10, 3)), nullptr,
+                     quiet_logger());
+  mfg::Solver fine(MPI_COMM_WORLD, mfg::problem_from_config(game(20, 6)), nullptr, quiet_logger());
   // Coarse u = cos(2 pi x) (t + 1); fine points at odd i lie halfway between two coarse
   // points, the last one (x = 0.95) between x = 0.9 and x = 0 (= 1).
   const double pi = std::acos(-1.0);
@@ -177,14 +178,15 @@ TEST(MfgCoarseStart, PeriodicAxesWrapAround) {
 
 TEST(MfgCoarseStart, RefusedAfterIteratingOrOnAnotherDomain) {
   const auto cfg = fracmfg::test::mfg_config(reflecting_2d(10, 8, 4, "{damping: 0.5}"));
-  mfg::Solver a(MPI_COMM_WORLD, cfg, nullptr, quiet_logger());
-  mfg::Solver b(MPI_COMM_WORLD, cfg, nullptr, quiet_logger());
+  mfg::Solver a(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet_logger());
+  mfg::Solver b(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet_logger());
   b.iterate();
   EXPECT_THROW(b.start_from(a), fracmfg::Error);
   mfg::Solver periodic(MPI_COMM_WORLD,
-                       fracmfg::test::mfg_config(fracmfg::test::periodic_1d_game("{damping: 0.5}")),
+                       mfg::problem_from_config(fracmfg::test::mfg_config(
+                           fracmfg::test::periodic_1d_game("{damping: 0.5}"))),
                        nullptr, quiet_logger());
-  mfg::Solver c(MPI_COMM_WORLD, cfg, nullptr, quiet_logger());
+  mfg::Solver c(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet_logger());
   EXPECT_THROW(c.start_from(periodic), fracmfg::Error);
 }
 
@@ -193,8 +195,8 @@ TEST(MfgCoarseStart, SameSolutionInFewerFineIterations) {
   const auto cold_cfg = fracmfg::test::mfg_config(reflecting_2d(32, 24, 16, iteration + "}"));
   const auto warm_cfg =
       fracmfg::test::mfg_config(reflecting_2d(32, 24, 16, iteration + ", coarse_levels: 2}"));
-  mfg::Solver cold(MPI_COMM_WORLD, cold_cfg, nullptr, quiet_logger());
-  mfg::Solver warm(MPI_COMM_WORLD, warm_cfg, nullptr, quiet_logger());
+  mfg::Solver cold(MPI_COMM_WORLD, mfg::problem_from_config(cold_cfg), nullptr, quiet_logger());
+  mfg::Solver warm(MPI_COMM_WORLD, mfg::problem_from_config(warm_cfg), nullptr, quiet_logger());
   const auto rc = cold.solve();
   const auto rw = warm.solve();
   ASSERT_TRUE(rc.converged);
@@ -223,7 +225,7 @@ TEST(MfgCoarseStart, AStopRequestDuringTheCoarseStartStopsBeforeTheFirstFineIter
   fracmfg::core::InterruptGuard guard;
   const auto cfg = fracmfg::test::mfg_config(
       reflecting_2d(32, 24, 16, "{damping: 0.5, tolerance: 1.0e-9, coarse_levels: 2}"));
-  mfg::Solver solver(MPI_COMM_WORLD, cfg, nullptr, quiet_logger());
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet_logger());
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (fracmfg::test::rank_of(MPI_COMM_WORLD) == size - 1) fracmfg::core::request_stop(SIGUSR1);

@@ -82,7 +82,8 @@ TEST_P(MfgInterrupt, StopOnOneRankCheckpointsAndResumesToTheUninterruptedResult)
   MfgLevels whole;
   int whole_iterations = 0;
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), kMaxIterations), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), kMaxIterations)),
+                       nullptr, quiet_logger());
     const mfg::SolveResult r = solver.solve();
     ASSERT_TRUE(r.converged) << "the test game must converge";
     ASSERT_GT(r.iterations, kStopAfter + 2) << "the test game converges too fast to stop it";
@@ -93,7 +94,8 @@ TEST_P(MfgInterrupt, StopOnOneRankCheckpointsAndResumesToTheUninterruptedResult)
   // Stopped: two iterations, then a stop request on the last rank only (a signal caught
   // there); solve() finishes the iteration it is in, checkpoints, throws on every rank.
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), kMaxIterations), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), kMaxIterations)),
+                       nullptr, quiet_logger());
     solver.iterate();
     solver.iterate();
     if (world_rank() == world_size() - 1) core::request_stop(SIGUSR1);
@@ -127,7 +129,8 @@ TEST_P(MfgInterrupt, StopOnOneRankCheckpointsAndResumesToTheUninterruptedResult)
   for (int ranks = 1; ranks <= world_size(); ++ranks) {
     SubComm sub(ranks);
     if (sub.comm == MPI_COMM_NULL) continue;
-    mfg::Solver solver(sub.comm, config(GetParam(), kMaxIterations), nullptr, quiet_logger());
+    mfg::Solver solver(sub.comm, mfg::problem_from_config(config(GetParam(), kMaxIterations)),
+                       nullptr, quiet_logger());
     solver.restart(file);
     EXPECT_EQ(solver.iterations(), kStopAfter);
     const mfg::SolveResult r = solver.solve();
@@ -152,7 +155,8 @@ TEST_P(MfgInterrupt, StopWithPeriodicCheckpointsKeepsTheLatestState) {
   const std::string file = dir() + "/periodic.chk.h5";
   const ClearStopFlag clear;
   core::InterruptGuard guard;
-  mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 300), nullptr, quiet_logger());
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 300)), nullptr,
+                     quiet_logger());
   solver.iterate();
   solver.iterate();
   if (world_rank() == world_size() - 1) core::request_stop(SIGTERM);
@@ -174,7 +178,8 @@ TEST_P(MfgInterrupt, StopInTheLastIterationEndsTheSolveNormally) {
   const std::string file = dir() + "/last.chk.h5";
   const ClearStopFlag clear;
   core::InterruptGuard guard;
-  mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 3), nullptr, quiet_logger());
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 3)), nullptr,
+                     quiet_logger());
   solver.iterate();
   solver.iterate();
   if (world_rank() == world_size() - 1) core::request_stop(SIGUSR1);
@@ -195,7 +200,8 @@ TEST_P(MfgInterrupt, StopInTheLastIterationEndsTheSolveNormally) {
 TEST_P(MfgInterrupt, WithoutAStopRequestSolveIgnoresTheGuard) {
   const ClearStopFlag clear;
   core::InterruptGuard guard;
-  mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 4), nullptr, quiet_logger());
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 4)), nullptr,
+                     quiet_logger());
   const mfg::SolveResult r = solver.solve({dir() + "/none.chk.h5", 0});
   EXPECT_EQ(r.iterations, 4);
 }

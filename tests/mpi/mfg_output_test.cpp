@@ -54,7 +54,8 @@ class MfgOutput : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MfgOutput, FieldsConvergenceAndMassAreWrittenAndReadBack) {
   const auto cfg = fracmfg::io::Deck::from_string(GetParam().deck, "output.yaml").mfg();
-  mfg::Solver solver(MPI_COMM_WORLD, cfg, nullptr, fracmfg::test::quiet_logger());
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
   const auto r = solver.solve();
   ASSERT_TRUE(r.converged);
   const std::string dir = fracmfg::test::scratch_dir(

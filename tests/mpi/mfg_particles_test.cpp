@@ -51,7 +51,7 @@ const char* const k2d =
 // on rank 0, one vector per level.
 std::vector<std::vector<double>> sweep(MPI_Comm comm, const char* deck, std::int64_t& covered) {
   const auto cfg = fracmfg::io::Deck::from_string(deck, "particles.yaml").mfg();
-  const mfg::Model model(comm, cfg);
+  const mfg::Model model(comm, mfg::problem_from_config(cfg));
   mfg::ParticleFokkerPlanck pf(model, nullptr, quiet_logger());
   auto u = detail::global_vec(model.dm());
   auto m = detail::global_vec(model.dm());
@@ -98,7 +98,7 @@ TEST_P(MfgParticlesRanks, SameSeedGivesBitIdenticalDensitiesOnAnyRankCount) {
 TEST_P(MfgParticlesRanks, ParticleGameGivesTheSameResultOnAnyRankCount) {
   const auto cfg = fracmfg::io::Deck::from_string(GetParam(), "particles.yaml").mfg();
   auto solve = [&](MPI_Comm comm) {
-    mfg::Solver solver(comm, cfg, nullptr, quiet_logger());
+    mfg::Solver solver(comm, mfg::problem_from_config(cfg), nullptr, quiet_logger());
     EXPECT_TRUE(solver.solve().converged);
     const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);
     return std::make_pair(fracmfg::test::flatten(levels.u), fracmfg::test::flatten(levels.m));

@@ -34,7 +34,7 @@ struct Fields {
 };
 
 Fields solve_on(MPI_Comm comm, const fracmfg::io::MfgConfig& cfg) {
-  mfg::Solver solver(comm, cfg, nullptr, fracmfg::test::quiet_logger());
+  mfg::Solver solver(comm, mfg::problem_from_config(cfg), nullptr, fracmfg::test::quiet_logger());
   const auto r = solver.solve();
   EXPECT_TRUE(r.converged);
   const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);

@@ -81,20 +81,23 @@ TEST_P(MfgRestart, CheckpointRestartsOnEveryRankCountWithTheUninterruptedResult)
   // Uninterrupted.
   Fields whole;
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), first + second), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), first + second)),
+                       nullptr, quiet_logger());
     for (int k = 0; k < first + second; ++k) solver.iterate();
     whole = fields_of(solver);
   }
   // Interrupted after `first` iterations.
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), first + second), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), first + second)),
+                       nullptr, quiet_logger());
     for (int k = 0; k < first; ++k) solver.iterate();
     solver.write_checkpoint(file);
   }
   for (int ranks = 1; ranks <= world_size(); ++ranks) {
     SubComm sub(ranks);
     if (sub.comm == MPI_COMM_NULL) continue;
-    mfg::Solver solver(sub.comm, config(GetParam(), first + second), nullptr, quiet_logger());
+    mfg::Solver solver(sub.comm, mfg::problem_from_config(config(GetParam(), first + second)),
+                       nullptr, quiet_logger());
     solver.restart(file);
     EXPECT_EQ(solver.iterations(), first);
     for (int k = 0; k < second; ++k) solver.iterate();
@@ -116,7 +119,8 @@ TEST_P(MfgRestart, SolveWritesCheckpointsThatResumeToTheSameResult) {
   const std::string file = dir() + "/solve.chk.h5";
   // 7 iterations with a checkpoint every 3: the checkpoint holds iteration 6.
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 7), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 7)), nullptr,
+                       quiet_logger());
     const mfg::SolveResult r = solver.solve({file, 3});
     EXPECT_FALSE(r.converged);
     EXPECT_EQ(r.iterations, 7);
@@ -128,12 +132,14 @@ TEST_P(MfgRestart, SolveWritesCheckpointsThatResumeToTheSameResult) {
   }
   Fields whole, resumed;
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 10), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 10)), nullptr,
+                       quiet_logger());
     EXPECT_EQ(solver.solve().iterations, 10);
     whole = fields_of(solver);
   }
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 10), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 10)), nullptr,
+                       quiet_logger());
     solver.restart(file);
     EXPECT_EQ(solver.solve().iterations, 10);
     resumed = fields_of(solver);
@@ -147,13 +153,14 @@ TEST_P(MfgRestart, SolveWritesCheckpointsThatResumeToTheSameResult) {
 TEST_P(MfgRestart, CheckpointOfAnotherProblemIsRefusedOnEveryRank) {
   const std::string file = dir() + "/other.chk.h5";
   {
-    mfg::Solver solver(MPI_COMM_WORLD, config(GetParam(), 2), nullptr, quiet_logger());
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(config(GetParam(), 2)), nullptr,
+                       quiet_logger());
     solver.iterate();
     solver.write_checkpoint(file);
   }
   MfgConfig other = config(GetParam(), 2);
   other.time.steps += 1;
-  mfg::Solver solver(MPI_COMM_WORLD, other, nullptr, quiet_logger());
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(other), nullptr, quiet_logger());
   try {
     solver.restart(file);
     ADD_FAILURE() << "restart accepted a checkpoint with other time steps";

@@ -88,7 +88,8 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
           "names.yaml")
           .mfg();
   {
-    fracmfg::mfg::Solver solver(MPI_COMM_SELF, mfg_config, &selector, quiet());
+    fracmfg::mfg::Solver solver(MPI_COMM_SELF, fracmfg::mfg::problem_from_config(mfg_config),
+                                &selector, quiet());
     solver.iterate();
   }
   ff::FodeProblem p;

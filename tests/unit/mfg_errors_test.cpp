@@ -32,7 +32,7 @@ std::string deck(const std::string& boundary, int points, const std::string& ext
 std::pair<std::string, ExitCode> error_of(const std::string& text) {
   try {
     const auto cfg = fracmfg::io::Deck::from_string(text, "errors.yaml").mfg();
-    mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr,
+    mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                        fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
     solver.solve();
   } catch (const CollectiveError& e) {
@@ -110,7 +110,7 @@ TEST(MfgErrors, FailedFokkerPlanckSolveIsNumerical) {
 
 mfg::SolveResult solve(const std::string& text) {
   const auto cfg = fracmfg::io::Deck::from_string(text, "verdict.yaml").mfg();
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr,
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
   return solver.solve();
 }

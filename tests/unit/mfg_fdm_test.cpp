@@ -98,7 +98,7 @@ class FdmBlocks : public ::testing::TestWithParam<std::tuple<int, std::string>> 
 };
 
 TEST_P(FdmBlocks, HjbJacobianIsTheDerivativeOfTheResidual) {
-  const mfg::Model model(PETSC_COMM_WORLD, config());
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config()));
   mfg::HjbSolver hjb(model);
   auto u = detail::global_vec(model.dm());
   auto u_next = detail::global_vec(model.dm());
@@ -138,7 +138,7 @@ TEST_P(FdmBlocks, HjbJacobianIsTheDerivativeOfTheResidual) {
 }
 
 TEST_P(FdmBlocks, FokkerPlanckMatrixIsTheTransposedJacobianWithColumnSumsOneOverDt) {
-  const mfg::Model model(PETSC_COMM_WORLD, config());
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config()));
   mfg::HjbSolver hjb(model);
   mfg::FokkerPlanckFdm fp(model);
   auto u = detail::global_vec(model.dm());
@@ -162,7 +162,7 @@ TEST_P(FdmBlocks, FokkerPlanckMatrixIsTheTransposedJacobianWithColumnSumsOneOver
 
 TEST_P(FdmBlocks, MassIsConservedEachStepAndDensityStaysNonnegative) {
   const MfgConfig cfg = config();
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr, quiet());
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet());
   for (int k = 0; k < 3; ++k) solver.iterate();
   for (int n = 0; n <= solver.steps(); ++n) {
     const double mass = solver.model().mass(solver.m(n));
@@ -205,7 +205,7 @@ double max_relative_difference(Vec a, Vec b) {
 class Direct1d : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Direct1d, HjbStepEqualsTheSnesStep) {
-  const mfg::Model model(PETSC_COMM_WORLD, config_1d(GetParam(), 40, 10));
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_1d(GetParam(), 40, 10)));
   mfg::HjbSolver fast(model);
   ASSERT_TRUE(fast.direct());
   // Any option outside the fast path's list selects the SNES (here a no-op one).
@@ -232,7 +232,7 @@ TEST_P(Direct1d, HjbStepEqualsTheSnesStep) {
 }
 
 TEST_P(Direct1d, FokkerPlanckStepEqualsTheKspStep) {
-  const mfg::Model model(PETSC_COMM_WORLD, config_1d(GetParam(), 40, 10));
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_1d(GetParam(), 40, 10)));
   mfg::FokkerPlanckFdm fast(model);
   ASSERT_TRUE(fast.direct());
   const ScopedOptions ksp(Options{{"-mfg_fp_ksp_type", "gmres"}, {"-mfg_fp_ksp_rtol", "1e-15"}});
@@ -260,7 +260,7 @@ TEST_P(Direct1d, FokkerPlanckStepEqualsTheKspStep) {
 class LooseFokkerPlanck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LooseFokkerPlanck, MassExactAndDensityNonnegativeAtAnyTolerance) {
-  const mfg::Model model(PETSC_COMM_WORLD, config_2d(GetParam(), 24, 10));
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_2d(GetParam(), 24, 10)));
   mfg::FokkerPlanckFdm tight(model);
   auto u = detail::global_vec(model.dm());
   fill_test_field(model, u.get(), 0.4);
@@ -309,7 +309,7 @@ TEST_P(LooseFokkerPlanck, MassExactAndDensityNonnegativeAtAnyTolerance) {
 }
 
 TEST_P(LooseFokkerPlanck, AGivenKrylovToleranceIsKept) {
-  const mfg::Model model(PETSC_COMM_WORLD, config_2d(GetParam(), 8, 4));
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_2d(GetParam(), 8, 4)));
   const ScopedOptions given(Options{{"-mfg_fp_ksp_rtol", "1e-9"}});
   mfg::FokkerPlanckFdm fp(model);
   fp.set_relative_tolerance(1e-3);
@@ -322,7 +322,7 @@ INSTANTIATE_TEST_SUITE_P(Boundaries, LooseFokkerPlanck,
                          ::testing::Values("periodic", "reflecting"));
 
 TEST_P(Direct1d, NewtonFailuresNameTheReason) {
-  const mfg::Model model(PETSC_COMM_WORLD, config_1d(GetParam(), 20, 10));
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_1d(GetParam(), 20, 10)));
   auto u_next = detail::global_vec(model.dm());
   auto rhs = detail::global_vec(model.dm());
   auto u = detail::global_vec(model.dm());
@@ -361,7 +361,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, FdmBlocks,
 
 TEST(MfgSolver, CrowdProblemConvergesWithDecreasingChanges) {
   const MfgConfig cfg = config_1d("periodic", 50, 20);
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr, quiet());
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet());
   const mfg::SolveResult r = solver.solve();
   ASSERT_TRUE(r.converged);
   EXPECT_LE(r.change_u, cfg.iteration.tolerance);

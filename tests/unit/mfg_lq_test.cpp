@@ -68,7 +68,7 @@ struct Errors {
 
 Errors solve(int points, int steps) {
   const auto cfg = fracmfg::io::Deck::from_string(deck(points, steps), "lq.yaml").mfg();
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr,
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::core::Logger(0, fracmfg::core::LogLevel::warn, false));
   const mfg::SolveResult r = solver.solve();
   EXPECT_TRUE(r.converged);

@@ -160,7 +160,7 @@ struct Errors {
 // Max-norm errors over every grid point and time level, reduced over the ranks.
 Errors solve_and_measure(const Manufactured& problem) {
   const auto cfg = fracmfg::io::Deck::from_string(problem.deck, "manufactured.yaml").mfg();
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr,
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::core::Logger(0, fracmfg::core::LogLevel::warn, false));
   const mfg::SolveResult r = solver.solve();
   EXPECT_TRUE(r.converged) << "fixed point not converged: " << r.change_u << " " << r.change_m;

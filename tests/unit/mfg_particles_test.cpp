@@ -67,7 +67,8 @@ std::vector<double> values(Vec v) {
 
 // The particle density at T.
 std::vector<double> particle_density(int points, int steps, long particles, long seed) {
-  const mfg::Model model(PETSC_COMM_WORLD, transport(points, steps, particles, seed));
+  const mfg::Model model(PETSC_COMM_WORLD,
+                         mfg::problem_from_config(transport(points, steps, particles, seed)));
   mfg::ParticleFokkerPlanck pf(model, nullptr, quiet());
   auto u = detail::global_vec(model.dm());
   auto m = detail::global_vec(model.dm());
@@ -80,7 +81,8 @@ std::vector<double> particle_density(int points, int steps, long particles, long
 // The finite-difference density at T on a grid `refine` times finer, sampled at the coarse
 // points and smoothed with the particles' kernel: the expectation of the particle estimate.
 std::vector<double> smoothed_fdm_density(int points, int steps, int refine) {
-  const mfg::Model model(PETSC_COMM_WORLD, transport(points * refine, steps * refine, 1, 1));
+  const mfg::Model model(
+      PETSC_COMM_WORLD, mfg::problem_from_config(transport(points * refine, steps * refine, 1, 1)));
   mfg::FokkerPlanckFdm fp(model);
   auto u = detail::global_vec(model.dm());
   auto m = detail::copy_vec(model.initial_density());
@@ -122,7 +124,7 @@ double l2(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 TEST(MfgParticles, DensityHasMassOneAndIsNonnegative) {
-  const mfg::Model model(PETSC_COMM_WORLD, transport(64, 10, 5000, 3));
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(transport(64, 10, 5000, 3)));
   mfg::ParticleFokkerPlanck pf(model, nullptr, quiet());
   auto u = detail::global_vec(model.dm());
   auto m = detail::global_vec(model.dm());
@@ -205,9 +207,11 @@ TEST(MfgParticles, FixedPointWithParticlesConvergesNearTheFiniteDifferenceGame) 
                "game.yaml")
         .mfg();
   };
-  mfg::Solver fdm(PETSC_COMM_WORLD, deck("{method: fdm}"), nullptr, quiet());
+  mfg::Solver fdm(PETSC_COMM_WORLD, mfg::problem_from_config(deck("{method: fdm}")), nullptr,
+                  quiet());
   mfg::Solver particles(PETSC_COMM_WORLD,
-                        deck("{method: particles, particles: 20000, bandwidth: 0.03, seed: 5}"),
+                        mfg::problem_from_config(deck(
+                            "{method: particles, particles: 20000, bandwidth: 0.03, seed: 5}")),
                         nullptr, quiet());
   ASSERT_TRUE(fdm.solve().converged);
   ASSERT_TRUE(particles.solve().converged);
@@ -233,7 +237,7 @@ TEST(MfgParticles, FixedPointWithParticlesConvergesNearTheFiniteDifferenceGame) 
 TEST(MfgParticles, FokkerPlanckSourceIsRefused) {
   MfgConfig cfg = transport(20, 4, 100, 1);
   cfg.sources.fp = {"0.1*sin(2*pi*x)", {"x", "y", "t"}};
-  const mfg::Model model(PETSC_COMM_WORLD, cfg);
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(cfg));
   try {
     mfg::ParticleFokkerPlanck pf(model, nullptr, quiet());
     ADD_FAILURE() << "a Fokker-Planck source was accepted";

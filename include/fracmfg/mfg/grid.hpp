@@ -39,8 +39,9 @@ struct Grid {
   std::array<double, 2> length = {1.0, 1.0};  ///< L per axis (length[1] unused in 1D)
   Boundary boundary = Boundary::periodic;
 
-  /// The grid of a deck's mfg section.
-  static Grid from_config(const io::MfgConfig& config);
+  /// The grid of a game's domain (lengths, boundary) and points per axis (mfg::Problem).
+  /// Throws Error unless there are 1 or 2 axes, each with >= 3 points and a positive length.
+  static Grid make(const io::MfgConfig::Domain& domain, const io::MfgConfig::Grid& grid);
 
   /// h = L / N along axis 0 or 1.
   double spacing(int axis) const { return length[axis] / static_cast<double>(points[axis]); }

@@ -1,5 +1,5 @@
 #pragma once
-// mfg::Model: a mean field game of a deck's `mfg` section, sampled on its grid.
+// mfg::Model: a mean field game (mfg::Problem, mfg/problem.hpp) sampled on its grid.
 //
 // The system on [0, L]^d x [0, T] (d = 1, 2), periodic or reflecting boundaries:
 //
@@ -14,10 +14,13 @@
 // sources f_u, f_m at every time level (evaluated once; a source that does not use t is
 // stored once, a zero source not at all).
 //
-// Construction checks the formulas on the grid points (the deck reader samples them on a
-// coarse grid only): c must be finite and > 0, m0 finite and >= 0 with positive mass,
-// V, G and the sources finite. A violation throws core::CollectiveError (exit code usage)
-// on every rank, naming the deck key, the value and the point.
+// Construction evaluates the problem's fields (mfg::Field) on the grid points, in the order
+// c, V, G, m0, f_u, f_m, and checks them (the deck reader samples formulas on a coarse grid
+// only): c must be finite and > 0, m0 finite and >= 0 with positive mass, V, G and the
+// sources finite. A violation throws core::CollectiveError (exit code usage) on every rank,
+// naming the field (its name: the deck key for a problem from a deck, e.g.
+// "mfg.initial_density"; else the Problem member, "problem.initial_density"), the value and
+// the point.
 //
 // Collectivity: the constructor is collective on comm; accessors are not, except where
 // stated.
@@ -29,23 +32,23 @@
 #include <memory>
 #include <vector>
 
-#include "fracmfg/io/config.hpp"
 #include "fracmfg/mfg/grid.hpp"
+#include "fracmfg/mfg/problem.hpp"
 
 namespace fracmfg::mfg {
 
 class Model {
  public:
   /// Builds the grid's DMDA (ownership ranges lx, ly as in create_dmda) and samples the
-  /// data. Collective on comm.
-  Model(MPI_Comm comm, const io::MfgConfig& config, const std::vector<PetscInt>& lx = {},
+  /// data; keeps a copy of the problem. Collective on comm.
+  Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>& lx = {},
         const std::vector<PetscInt>& ly = {});
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
   MPI_Comm comm() const;
-  const io::MfgConfig& config() const;
+  const Problem& problem() const;
   const Grid& grid() const;
   /// The scalar DMDA (dof 1, stencil width 1).
   DM dm() const;

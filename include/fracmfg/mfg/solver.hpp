@@ -1,13 +1,18 @@
 #pragma once
-// mfg::Solver: the mean field game of a deck's `mfg` section (mfg/model.hpp), solved by a
-// damped fixed point between the backward HJB equation (mfg::HjbSolver) and the forward
-// Fokker-Planck equation (mfg::FokkerPlanckFdm, or particles: mfg::ParticleFokkerPlanck).
+// mfg::Solver: a mean field game (mfg::Problem, mfg/problem.hpp; sampled by mfg::Model,
+// mfg/model.hpp) solved by a damped fixed point between the backward HJB equation
+// (mfg::HjbSolver) and the forward Fokker-Planck equation (mfg::FokkerPlanckFdm, or
+// particles: mfg::ParticleFokkerPlanck).
 //
-//   mfg::Solver solver(comm, deck.mfg(), &selector, env.log());   // collective
-//   mfg::SolveResult r = solver.solve({"results/run.chk.h5", 20});
+// From a deck:
+//   mfg::Solver solver(comm, mfg::problem_from_config(deck.mfg()), &selector, env.log());
+//   mfg::SolveResult r = solver.solve({"results/run.chk.h5", 20});          // collective
 //   io::H5Writer out(comm, "results/run.h5", {"mfg", deck.text(), deck.resolved_yaml()});
 //   solver.write(out, 10);
 //   out.commit();
+// From a host code (docs/examples/mfg_coupled): build an mfg::Problem whose fields are the
+// host's arrays or functions, solve on the host's communicator, read this rank's box of
+// u(n) / m(n).
 //
 // State: all time levels U^n, M^n, n = 0..N_t, as global Vecs of model().dm() (2 (N_t + 1)
 // vectors: 16 (N_t + 1) bytes per local grid point; Anderson acceleration of depth p keeps
@@ -121,15 +126,16 @@ class Solver {
   /// Builds the model, the HJB and Fokker-Planck solvers and the start state. selector is
   /// used by node-local kernels (nonlocal coupling, particle densities); it may be null
   /// (host). The logger should be the environment's (env.log()). Collective on comm.
-  Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selector,
-         core::Logger log = {});
+  Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, core::Logger log = {});
   ~Solver();
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
 
   const Model& model() const;
   int steps() const;  ///< N_t
-  /// U^n and M^n, n = 0..N_t: global Vecs of model().dm(), owned by the solver.
+  /// U^n and M^n, n = 0..N_t: global Vecs of model().dm(), owned by the solver. This rank's
+  /// values are its box of the grid (model().box(): local index (j - ys) xm + (i - xs) for
+  /// point (i, j); VecGetArrayRead), at the points model().x(), model().y().
   Vec u(int n) const;
   Vec m(int n) const;
 

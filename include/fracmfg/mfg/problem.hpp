@@ -1,0 +1,142 @@
+#pragma once
+// mfg::Problem: a mean field game as plain C++ data, the input of mfg::Model and mfg::Solver.
+//
+//   -u_t - nu Lap u + |grad u|^2 / (2 c(x)) = F(x, m(t)) + f_u(x, t),   u(T) = G(x) + g m(T),
+//    m_t - nu Lap m - div(m grad u / c(x))  = f_m(x, t),                m(0) = m0 / mass(m0),
+//
+// on [0, Lx] (x [0, Ly]) x [0, T], F(x, m) = strength f(m) + V(x) (mfg/coupling.hpp); the
+// equations and their discretisation are described in mfg/model.hpp and mfg/solver.hpp.
+//
+// The data c, V, G, m0, f_u and f_m are mfg::Fields: a C++ callable of (x, y) or (x, y, t),
+// values sampled on a uniform grid of the domain (e.g. arrays of a host code), or a constant.
+// A deck's `mfg` section is one way to make a Problem: problem_from_config() turns its
+// formulas into Fields named after their deck keys, so that the model's messages name the
+// key. A library user builds one directly:
+//
+//   mfg::Problem p;
+//   p.domain.length = {1.0};
+//   p.grid.points = {101};
+//   p.time = {1.0, 50};                                   // horizon, steps
+//   p.diffusion = 0.05;
+//   p.coupling.potential = mfg::Field::function([](double x, double) { return cos(x); });
+//   p.initial_density = mfg::Field::samples({n}, host_density);   // n values, x fastest
+//   mfg::Solver solver(comm, p, nullptr, env.log());
+//
+// The numerical settings (iteration, fokker_planck) are the plain structs of the deck's
+// schema (io/config.hpp; their defaults are the deck's). A new datum of the game goes here
+// as a Field member, into problem_from_config() (from its deck key) and into mfg::Model,
+// which samples and checks it.
+//
+// Collectivity: none of this is collective; a Field is evaluated by every rank at its own
+// points, so its callables run on every rank (not collectively) and must give every rank the
+// same value at the same point; sampled values must be the same on every rank.
+
+#include <petscsys.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fracmfg/io/config.hpp"
+#include "fracmfg/mfg/grid.hpp"
+
+namespace fracmfg::mfg {
+
+/// A datum of the game as a function of the position (x, y) and, for the sources, of the
+/// time t (y = 0 in 1D). Copies share the callable or the samples.
+class Field {
+ public:
+  using Function = std::function<double(double x, double y)>;
+  using TimeFunction = std::function<double(double x, double y, double t)>;
+  /// values[k] = f(x[k], y[k], t) for k < count.
+  using BulkFunction = std::function<void(std::size_t count, const double* x, const double* y,
+                                          double t, double* values)>;
+
+  /// The constant 0.
+  Field();
+  static Field constant(double value);
+  /// f(x, y), independent of time.
+  static Field function(Function f);
+  /// f(x, y, t) (sources).
+  static Field time_function(TimeFunction f);
+  /// Values on a uniform grid of the domain with `points` points per axis (one entry per
+  /// axis of the domain, each >= 1), placed like mfg::Grid's (periodic: x_i = i L / N,
+  /// reflecting: cell centres), `values` of size prod(points), x fastest. Independent of
+  /// time. The field is exact at its own points and (bi)linear in between: periodic axes
+  /// wrap, reflecting axes hold the value beyond the outermost points. So the samples need
+  /// not be on the model's grid (grid sequencing evaluates them on coarser grids). Throws
+  /// Error for a wrong size.
+  static Field samples(std::vector<PetscInt> points, std::vector<double> values);
+  /// A function evaluated for many points at once (problem_from_config: a compiled formula).
+  static Field bulk(BulkFunction f, bool time_dependent);
+
+  /// This field, named `name` (e.g. the deck key "mfg.initial_density") in messages.
+  Field named(std::string name) const;
+  const std::string& name() const { return name_; }
+  /// name(), or `fallback` when the field has no name.
+  std::string name_or(const std::string& fallback) const;
+
+  /// The constant 0 (a source that is zero is not stored).
+  bool is_zero() const;
+  /// Depends on t (a source sampled at every time level).
+  bool time_dependent() const;
+
+  /// values[k] = f(x[k], y[k], t) for k < count; `domain` gives the lengths, boundary and
+  /// dimension that place sampled values (its points are not used). Throws UsageError,
+  /// naming the field, when samples do not fit the domain's dimension. Not collective.
+  void evaluate(const Grid& domain, std::size_t count, const double* x, const double* y, double t,
+                double* values) const;
+
+ private:
+  struct Data;
+  explicit Field(std::shared_ptr<const Data> data);
+  std::shared_ptr<const Data> data_;
+  std::string name_;
+};
+
+/// A mean field game (see the header comment). Defaults are the deck's.
+struct Problem {
+  io::MfgConfig::Domain domain;  ///< lengths [Lx] or [Lx, Ly] (the dimension), boundary
+  io::MfgConfig::Grid grid;      ///< points per axis, each >= 3
+  io::MfgConfig::Time time;      ///< horizon T > 0, steps N_t >= 1
+  double diffusion = 0.0;        ///< nu >= 0
+  /// H(x, p) = |p|^2 / (2 c(x)).
+  struct Hamiltonian {
+    io::MfgConfig::Hamiltonian::Type type = io::MfgConfig::Hamiltonian::Type::quadratic;
+    Field control_cost = Field::constant(1.0);  ///< c(x, y) > 0
+  };
+  /// F(x, m) = strength f(m) + potential(x).
+  struct Coupling {
+    using Type = io::MfgConfig::Coupling::Type;
+    Type type = Type::log;
+    double exponent = 1.0;  ///< power: f(m) = m^exponent
+    double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
+    double strength = 1.0;
+    Field potential;  ///< V(x, y)
+  };
+  struct Sources {
+    Field hjb;  ///< f_u(x, y, t)
+    Field fp;   ///< f_m(x, y, t)
+  };
+
+  Hamiltonian hamiltonian;
+  Coupling coupling;
+  Field initial_density = Field::constant(1.0);  ///< m0(x, y) >= 0 with positive mass
+  Field terminal_cost;                           ///< G(x, y)
+  double terminal_coupling = 0.0;                ///< g in u(T) = G + g m(T)
+  Sources sources;
+  io::MfgConfig::FokkerPlanck fokker_planck;
+  io::MfgConfig::Iteration iteration;
+
+  int dimension() const { return static_cast<int>(domain.length.size()); }
+};
+
+/// The game of a deck's `mfg` section: the formulas become Fields named after their deck
+/// keys ("mfg.coupling.potential", ...), evaluated in bulk at the same points as the
+/// formulas, so results equal those of the deck. Throws core::ExpressionError for a formula
+/// that does not compile (never for a config read from a deck). Not collective.
+Problem problem_from_config(const io::MfgConfig& config);
+
+}  // namespace fracmfg::mfg

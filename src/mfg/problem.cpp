@@ -1,0 +1,167 @@
+#include "fracmfg/mfg/problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "fracmfg/core/error.hpp"
+
+namespace fracmfg::mfg {
+
+namespace {
+
+enum class Kind { constant, function, time_function, samples, bulk };
+
+// Position of x on an axis of the sample grid g: lower index, upper index, weight of the
+// upper one. A position within round-off of a sample point is that point, so the field is
+// exact there (w = 0).
+struct Bracket {
+  PetscInt lo = 0, hi = 0;
+  double w = 0.0;
+};
+
+Bracket bracket(const Grid& g, int axis, double x) {
+  const PetscInt n = g.points[axis];
+  double s = (x - g.origin(axis)) / g.spacing(axis);
+  const double nearest = std::round(s);
+  if (std::abs(s - nearest) <= 1e-9 * std::max(1.0, std::abs(s))) s = nearest;
+  Bracket b;
+  if (g.boundary == Boundary::periodic) {
+    const double f = std::floor(s);
+    b.w = s - f;
+    b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;
+    b.hi = (b.lo + 1) % n;
+    return b;
+  }
+  const double c = std::clamp(s, 0.0, static_cast<double>(n - 1));
+  b.lo = std::min(static_cast<PetscInt>(std::floor(c)), n - 1);
+  b.hi = std::min(b.lo + 1, n - 1);
+  b.w = c - static_cast<double>(b.lo);
+  return b;
+}
+
+}  // namespace
+
+struct Field::Data {
+  Kind kind = Kind::constant;
+  double value = 0.0;
+  Function function;
+  TimeFunction time_function;
+  BulkFunction bulk;
+  bool bulk_timed = false;
+  std::vector<PetscInt> points;
+  std::vector<double> values;
+};
+
+Field::Field() : Field(std::make_shared<Data>()) {}
+
+Field::Field(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
+
+Field Field::constant(double value) {
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::constant;
+  d->value = value;
+  return Field(std::move(d));
+}
+
+Field Field::function(Function fn) {
+  if (!fn) throw Error("mfg::Field::function: empty function");
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::function;
+  d->function = std::move(fn);
+  return Field(std::move(d));
+}
+
+Field Field::time_function(TimeFunction fn) {
+  if (!fn) throw Error("mfg::Field::time_function: empty function");
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::time_function;
+  d->time_function = std::move(fn);
+  return Field(std::move(d));
+}
+
+Field Field::samples(std::vector<PetscInt> points, std::vector<double> values) {
+  if (points.empty() || points.size() > 2) {
+    throw Error("mfg::Field::samples: one or two axes expected, got " +
+                std::to_string(points.size()));
+  }
+  std::size_t total = 1;
+  for (const PetscInt p : points) {
+    if (p < 1) throw Error("mfg::Field::samples: every axis needs at least one point");
+    total *= static_cast<std::size_t>(p);
+  }
+  if (values.size() != total) {
+    throw Error("mfg::Field::samples: " + std::to_string(values.size()) + " values for " +
+                std::to_string(total) + " points");
+  }
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::samples;
+  d->points = std::move(points);
+  d->values = std::move(values);
+  return Field(std::move(d));
+}
+
+Field Field::bulk(BulkFunction fn, bool time_dependent) {
+  if (!fn) throw Error("mfg::Field::bulk: empty function");
+  auto d = std::make_shared<Data>();
+  d->kind = Kind::bulk;
+  d->bulk = std::move(fn);
+  d->bulk_timed = time_dependent;
+  return Field(std::move(d));
+}
+
+Field Field::named(std::string name) const {
+  Field f = *this;
+  f.name_ = std::move(name);
+  return f;
+}
+
+std::string Field::name_or(const std::string& fallback) const {
+  return name_.empty() ? fallback : name_;
+}
+
+bool Field::is_zero() const {
+  return data_->kind == Kind::constant && data_->value == 0.0;
+}
+
+bool Field::time_dependent() const {
+  return data_->kind == Kind::time_function || (data_->kind == Kind::bulk && data_->bulk_timed);
+}
+
+void Field::evaluate(const Grid& domain, std::size_t count, const double* x, const double* y,
+                     double t, double* values) const {
+  const Data& d = *data_;
+  switch (d.kind) {
+    case Kind::constant: std::fill(values, values + count, d.value); return;
+    case Kind::function:
+      for (std::size_t k = 0; k < count; ++k) values[k] = d.function(x[k], y[k]);
+      return;
+    case Kind::time_function:
+      for (std::size_t k = 0; k < count; ++k) values[k] = d.time_function(x[k], y[k], t);
+      return;
+    case Kind::bulk: d.bulk(count, x, y, t, values); return;
+    case Kind::samples: break;
+  }
+  if (static_cast<int>(d.points.size()) != domain.dim) {
+    throw UsageError(name_or("mfg::Field") + ": samples on " + std::to_string(d.points.size()) +
+                     " axes for a domain of dimension " + std::to_string(domain.dim));
+  }
+  Grid g = domain;
+  g.points[0] = d.points[0];
+  g.points[1] = domain.dim == 2 ? d.points[1] : 1;
+  const PetscInt nx = g.points[0];
+  for (std::size_t k = 0; k < count; ++k) {
+    const Bracket bx = bracket(g, 0, x[k]);
+    const Bracket by = domain.dim == 2 ? bracket(g, 1, y[k]) : Bracket{};
+    auto at = [&](PetscInt i, PetscInt j) {
+      return d.values[static_cast<std::size_t>(j * nx + i)];
+    };
+    // Exact at a sample point: a zero weight takes one value only (no 0 * neighbour).
+    auto along_x = [&](PetscInt j) {
+      return bx.w == 0.0 ? at(bx.lo, j) : (1 - bx.w) * at(bx.lo, j) + bx.w * at(bx.hi, j);
+    };
+    values[k] = by.w == 0.0 ? along_x(by.lo) : (1 - by.w) * along_x(by.lo) + by.w * along_x(by.hi);
+  }
+}
+
+}  // namespace fracmfg::mfg
