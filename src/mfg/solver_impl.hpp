@@ -84,6 +84,10 @@ struct Solver::Impl {
 
   detail::Anderson anderson;
 
+  // Fields replicated in natural order (gather_u, gather_m); made at the first call.
+  std::unique_ptr<detail::Replicator> replicator;
+  std::vector<double> gather(const std::vector<detail::VecPtr>& field, int n);
+
   const Problem& problem() const { return model->problem(); }
 
   // The fixed point (solver.cpp).

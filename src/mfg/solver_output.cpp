@@ -1,6 +1,9 @@
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "fracmfg/core/error.hpp"
 #include "fracmfg/io/h5_writer.hpp"
 #include "fracmfg/mfg/solver.hpp"
 #include "mfg/solver_impl.hpp"
@@ -9,6 +12,25 @@
 // the mass per level.
 
 namespace fracmfg::mfg {
+
+std::vector<double> Solver::Impl::gather(const std::vector<detail::VecPtr>& field, int n) {
+  if (n < 0 || n > model->steps()) {
+    throw Error("mfg: time level " + std::to_string(n) + " is outside 0.." +
+                std::to_string(model->steps()));
+  }
+  if (!replicator) replicator = std::make_unique<detail::Replicator>(model->dm());
+  std::vector<double> out;
+  replicator->gather(field[static_cast<std::size_t>(n)].get(), out);
+  return out;
+}
+
+std::vector<double> Solver::gather_u(int n) const {
+  return impl_->gather(impl_->x.u, n);
+}
+
+std::vector<double> Solver::gather_m(int n) const {
+  return impl_->gather(impl_->x.m, n);
+}
 
 void Solver::write(io::H5Writer& out, int every) const {
   const Impl& d = *impl_;

@@ -11,8 +11,9 @@
 //   solver.write(out, 10);
 //   out.commit();
 // From a host code (docs/examples/mfg_coupled): build an mfg::Problem whose fields are the
-// host's arrays or functions, solve on the host's communicator, read this rank's box of
-// u(n) / m(n).
+// host's arrays or functions, solve on the host's communicator, read the fields back as
+// arrays with gather_u(n) / gather_m(n) (the whole grid on every rank) or as this rank's
+// box of u(n) / m(n).
 //
 // State: all time levels U^n, M^n, n = 0..N_t, as global Vecs of model().dm() (2 (N_t + 1)
 // vectors: 16 (N_t + 1) bytes per local grid point; Anderson acceleration of depth p keeps
@@ -138,6 +139,13 @@ class Solver {
   /// point (i, j); VecGetArrayRead), at the points model().x(), model().y().
   Vec u(int n) const;
   Vec m(int n) const;
+  /// U^n (gather_u) or M^n (gather_m), n = 0..N_t, on the whole grid, on every rank of comm:
+  /// grid.size() values in natural order, x fastest (index j Nx + i for point (i, j); the
+  /// coordinates are model().grid().coordinate(axis, i)), the same on every rank, for any
+  /// rank count. M^n is a density (mass sum M^n * cell volume = 1 for n = 0). Throws Error
+  /// when n is outside 0..N_t. Collective.
+  std::vector<double> gather_u(int n) const;
+  std::vector<double> gather_m(int n) const;
 
   /// Outer iterations done (restored ones included).
   int iterations() const;
