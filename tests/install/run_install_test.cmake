@@ -84,3 +84,26 @@ foreach(pattern "half 0 \\(1 rank\\(s\\)\\): a = 0.5 abm, [^\n]* ok\n"
     message(FATAL_ERROR "install test: the example's output lacks '${pattern}'")
   endif()
 endforeach()
+
+# 4. The coupling example (docs/examples/mfg_coupled): a host code that gives fracmfg the first
+#    max(1, size - 1) ranks, passes its arrays as the game's data and reads the fields back as
+#    arrays. At 1 rank (fracmfg on all of MPI_COMM_WORLD) and 2 (one solver rank, one host
+#    rank that receives u(t = 0)).
+run(${CMAKE_COMMAND} -S "${MFG_EXAMPLE_SRC}" -B "${WORK_DIR}/mfg_example"
+    -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/mfg_example")
+foreach(np 1 2)
+  run(${_plain_env} ${MPIEXEC} ${MPIEXEC_FLAGS} -n ${np} "${WORK_DIR}/mfg_example/mfg_coupled")
+  set(_patterns "mfg_coupled: 1 solver rank\\(s\\): converged after [0-9]+ iterations [^\n]* ok\n"
+                "mfg_coupled: u\\(t=0\\) and m\\(T\\) on 101 points, finite ok\n"
+                "mfg_coupled: mass of m\\(T\\) = 1 [^\n]* ok\n"
+                "mfg_coupled: all checks passed")
+  if(np EQUAL 2)
+    list(APPEND _patterns "mfg_coupled: host rank 1 received u\\(t=0\\): 101 values [^\n]* ok\n")
+  endif()
+  foreach(pattern IN LISTS _patterns)
+    if(NOT LAST_OUTPUT MATCHES "${pattern}")
+      message(FATAL_ERROR "install test: mfg_coupled at ${np} rank(s): the output lacks '${pattern}'")
+    endif()
+  endforeach()
+endforeach()
