@@ -114,6 +114,7 @@ Model::Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>&
   if (problem.time.steps < 1 || !(problem.time.horizon > 0.0)) {
     throw Error("mfg: time.horizon must be > 0 and time.steps >= 1");
   }
+  check_problem(problem);
   d.dm = create_dmda(comm, d.grid, lx, ly);
   d.box = owned_box(d.dm.get());
   const auto n = static_cast<std::size_t>(d.box.count());

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 
 namespace fracmfg::mfg {
 
@@ -162,6 +165,49 @@ void Field::evaluate(const Grid& domain, std::size_t count, const double* x, con
     };
     values[k] = by.w == 0.0 ? along_x(by.lo) : (1 - by.w) * along_x(by.lo) + by.w * along_x(by.hi);
   }
+}
+
+namespace {
+
+// Throws the usage error of `member` unless ok.
+void require(bool ok, const char* member, const char* range, double value) {
+  if (ok) return;
+  std::ostringstream os;
+  os.precision(6);
+  os << "problem." << member << ": must be " << range << ", but is " << value;
+  throw core::CollectiveError(os.str(), ExitCode::usage, 0);
+}
+
+}  // namespace
+
+void check_problem(const Problem& p) {
+  require(std::isfinite(p.diffusion) && p.diffusion >= 0.0, "diffusion", ">= 0", p.diffusion);
+  require(std::isfinite(p.terminal_coupling) && p.terminal_coupling >= 0.0, "terminal_coupling",
+          ">= 0", p.terminal_coupling);
+  const Problem::Coupling& c = p.coupling;
+  require(std::isfinite(c.strength), "coupling.strength", "finite", c.strength);
+  if (c.type == Problem::Coupling::Type::power) {
+    require(std::isfinite(c.exponent) && c.exponent > 0.0, "coupling.exponent", "> 0", c.exponent);
+  }
+  if (c.type == Problem::Coupling::Type::nonlocal) {
+    require(std::isfinite(c.width) && c.width > 0.0, "coupling.width", "> 0", c.width);
+  }
+  const io::MfgConfig::FokkerPlanck& fp = p.fokker_planck;
+  if (fp.method == io::MfgConfig::FokkerPlanck::Method::particles) {
+    require(fp.particles >= 1 && fp.particles <= 2147483647, "fokker_planck.particles",
+            "in [1, 2147483647]", static_cast<double>(fp.particles));
+    require(std::isfinite(fp.bandwidth) && fp.bandwidth >= 0.0, "fokker_planck.bandwidth", ">= 0",
+            fp.bandwidth);
+    require(fp.seed >= 0, "fokker_planck.seed", ">= 0", static_cast<double>(fp.seed));
+  }
+  const io::MfgConfig::Iteration& it = p.iteration;
+  require(it.damping > 0.0 && it.damping <= 1.0, "iteration.damping", "in (0, 1]", it.damping);
+  require(it.anderson >= 0, "iteration.anderson", ">= 0", it.anderson);
+  require(std::isfinite(it.tolerance) && it.tolerance > 0.0, "iteration.tolerance", "> 0",
+          it.tolerance);
+  require(it.max_iterations >= 1, "iteration.max_iterations", ">= 1", it.max_iterations);
+  require(it.coarse_levels >= 0 && it.coarse_levels <= 8, "iteration.coarse_levels", "in [0, 8]",
+          it.coarse_levels);
 }
 
 }  // namespace fracmfg::mfg

@@ -133,6 +133,13 @@ struct Problem {
   int dimension() const { return static_cast<int>(domain.length.size()); }
 };
 
+/// Checks the numbers of a problem against the ranges the deck allows (docs/deck_reference.md:
+/// diffusion >= 0, damping in (0, 1], tolerance > 0, ...; a deck's problem always passes);
+/// the fields are checked by mfg::Model on the grid points. Throws core::CollectiveError
+/// (exit code usage) naming the first member out of range ("problem.iteration.damping: ...").
+/// Not collective (every rank holding the same problem throws the same error).
+void check_problem(const Problem& problem);
+
 /// The game of a deck's `mfg` section: the formulas become Fields named after their deck
 /// keys ("mfg.coupling.potential", ...), evaluated in bulk at the same points as the
 /// formulas, so results equal those of the deck. Throws core::ExpressionError for a formula
