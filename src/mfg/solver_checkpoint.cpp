@@ -86,14 +86,14 @@ void Solver::restart(const std::string& path) {
   };
   const auto problem_steps = rk->scalar_int64("time_steps");
   if (problem_steps != d.model->steps()) {
-    fail("it has " + std::to_string(problem_steps) + " time steps, the deck " +
+    fail("it has " + std::to_string(problem_steps) + " time steps, this problem " +
          std::to_string(d.model->steps()));
   }
   const io::FieldShape shape = rk->field_shape(level_name("u", 0));
   const Grid& g = d.model->grid();
   if (shape.dim != g.dim || shape.size[0] != g.points[0] ||
       (g.dim == 2 && shape.size[1] != g.points[1])) {
-    fail("its grid is " + io::to_string(shape) + ", the deck's differs");
+    fail("its grid is " + io::to_string(shape) + ", this problem's differs");
   }
   auto read_state = [&](const std::string& prefix, State& s) {
     for (int n = 0; n < d.levels; ++n) {
@@ -146,7 +146,7 @@ void Solver::restart(const std::string& path) {
     }
     d.anderson.have_prev = true;
   } else if (d.anderson.depth > 0 && depth != d.anderson.depth) {
-    d.log.warn("mfg: checkpoint has Anderson depth ", depth, ", the deck ", d.anderson.depth,
+    d.log.warn("mfg: checkpoint has Anderson depth ", depth, ", this problem ", d.anderson.depth,
                "; the Anderson history starts afresh");
   }
   d.log.info("mfg: restarted from ", path, " at iteration ", iterations_done, " (written on ",
