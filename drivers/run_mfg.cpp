@@ -7,7 +7,7 @@
 //
 // Steps: 1. check the output paths (and the free space for mfg::mfg_output_bytes) and the
 // checkpoint to resume from (FRACMFG_RESTART or
-// -mfg_restart <file>, drivers/restart_source.hpp), 2. build the solver (model, HJB,
+// -mfg_restart <file>, include/fracmfg/io/restart_source.hpp), 2. build the solver (model, HJB,
 // Fokker-Planck), 3. restore the checkpoint, 4. iterate to convergence (checkpoints every
 // output.checkpoint_every iterations; SIGUSR1, SIGTERM or SIGINT write a checkpoint to
 // output.checkpoint_file after the current iteration and end the run with exit code 75),
@@ -19,9 +19,9 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/io/h5_writer.hpp"
+#include "fracmfg/io/restart_source.hpp"
 #include "fracmfg/mfg/output_size.hpp"
 #include "fracmfg/mfg/solver.hpp"
-#include "restart_source.hpp"
 #include "runners.hpp"
 
 namespace fracmfg::driver {
@@ -51,9 +51,9 @@ int run_mfg(core::Environment& env, const io::Deck& deck, exec::Selector& select
   std::vector<io::OutputSpace> files = {{output.file, bytes.results}};
   if (output.checkpoint_every > 0) files.push_back({output.checkpoint_file, bytes.checkpoints});
   core::collective(env.comm(), [&] { io::H5Writer::check_output_paths(env.comm(), files); });
-  const RestartSource restart = restart_source(env.comm(), "-mfg_restart");
-  check_checkpoint(env.comm(), restart, "mfg");
-  check_restart_keeps_outputs(env.comm(), restart, deck.output());
+  const io::RestartSource restart = io::restart_source(env.comm(), "-mfg_restart");
+  io::check_checkpoint(env.comm(), restart, "mfg");
+  io::check_restart_keeps_outputs(env.comm(), restart, deck.output());
   // 2. Build. From here on a stop signal ends the run after the current iteration, with a
   //    checkpoint, instead of killing it.
   mfg::Solver solver(env.comm(), config, &selector, env.log());
