@@ -1,7 +1,7 @@
 // The `mfg` runner of the fracmfg driver. Sample runs:
 //
 //   mpiexec -n 2 fracmfg run inputs/crowd_1d-ci.yaml
-//   mpiexec -n 2 fracmfg run inputs/crowd_1d.yaml -- -mfg_hjb_snes_monitor
+//   mpiexec -n 2 fracmfg run inputs/crowd_1d.yaml -- -mfg_hjb_direct false -mfg_hjb_snes_monitor
 //   mpiexec -n 3 fracmfg run inputs/crowd_1d.yaml -- -mfg_restart results/crowd_1d.chk.h5
 //   FRACMFG_RESTART=results/crowd_1d.chk.h5 mpiexec -n 3 fracmfg run inputs/crowd_1d.yaml
 //

@@ -25,6 +25,7 @@
 #include "mfg/forward.hpp"
 #include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
+#include "mfg/solver_options.hpp"
 
 namespace fracmfg::mfg {
 
@@ -558,12 +559,7 @@ Solver::Solver(MPI_Comm comm, const io::MfgConfig& config, exec::Selector* selec
   d.rhs = detail::global_vec(dm);
   d.mt = detail::global_vec(dm);
   d.mt_next = detail::global_vec(dm);
-  char* all = nullptr;
-  FRACMFG_PETSC_CHECK(PetscOptionsGetAll(nullptr, &all));
-  const std::string options = all != nullptr ? all : "";
-  FRACMFG_PETSC_CHECK(PetscFree(all));
-  d.skip_viewers = options.find("view") == std::string::npos &&
-                   options.find("converged_reason") == std::string::npos;
+  d.skip_viewers = !detail::sweep_views_option(comm);
   d.depth = config.iteration.anderson;
   if (d.depth > 0) {
     d.x_before = std::make_unique<State>(make_state(dm, d.levels));
