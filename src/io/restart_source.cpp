@@ -5,34 +5,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
-#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/petsc_options.hpp"
 #include "fracmfg/io/h5_reader.hpp"
 #include "fracmfg/io/output_paths.hpp"
-
-namespace {
-
-// The option in a registered block, so that `-help` lists it (with the default file). Outside
-// namespace fracmfg: PETSc's macros call ::PetscError, which fracmfg::PetscError would hide.
-PetscErrorCode read_restart_option(MPI_Comm comm, const std::string& option,
-                                   const std::string& option_default, char* value,
-                                   PetscBool* given) {
-  const std::string help = option_default.empty()
-                               ? std::string("Checkpoint file to resume from")
-                               : "Checkpoint file to resume from (no file: " + option_default + ")";
-  PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, nullptr, "fracmfg restart options", nullptr);
-  PetscCall(PetscOptionsString(option.c_str(), help.c_str(), "FRACMFG_RESTART", value, value,
-                               PETSC_MAX_PATH_LEN, given));
-  PetscOptionsEnd();
-  PetscFunctionReturn(0);
-}
-
-}  // namespace
 
 namespace fracmfg::io {
 
@@ -71,14 +52,19 @@ std::filesystem::path normalised(const std::string& path) {
 RestartSource restart_source(MPI_Comm comm, const std::string& option,
                              const std::string& option_default) {
   const std::string from_environment = environment_value(comm);
-  char value[PETSC_MAX_PATH_LEN] = "";
-  PetscBool given = PETSC_FALSE;
+  // Registered, so that -help lists it (with the default file).
+  std::optional<std::string> value;
   core::collective(comm, [&] {
-    FRACMFG_PETSC_CHECK(read_restart_option(comm, option, option_default, value, &given));
+    value = core::option_string(
+        comm, "", option,
+        {"fracmfg restart options",
+         option_default.empty() ? std::string("Checkpoint file to resume from (or FRACMFG_RESTART)")
+                                : "Checkpoint file to resume from (or FRACMFG_RESTART; no file: " +
+                                      option_default + ")"});
   });
   std::string from_option;
-  if (given) {
-    from_option = value[0] != '\0' ? std::string(value) : option_default;
+  if (value) {
+    from_option = !value->empty() ? *value : option_default;
     if (from_option.empty()) {
       fail(option + " needs a checkpoint file (" + option + " FILE)", ExitCode::usage);
     }

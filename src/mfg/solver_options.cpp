@@ -5,41 +5,16 @@
 #include <string>
 
 #include "fracmfg/core/petsc_check.hpp"
-
-// The registered blocks are outside namespace fracmfg: PETSc's macros call ::PetscError,
-// which fracmfg::PetscError would hide.
-namespace {
-
-PetscErrorCode read_direct(MPI_Comm comm, const char* prefix, PetscBool* direct) {
-  PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, prefix, "fracmfg mfg 1D fast path", nullptr);
-  PetscCall(PetscOptionsBool("-direct",
-                             "1D: the step written straight into the tridiagonal solver (no "
-                             "SNES/KSP monitors or views); false: PETSc's objects",
-                             "mfg/solver_options.hpp", *direct, direct, nullptr));
-  PetscOptionsEnd();
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode read_views(MPI_Comm comm, PetscBool* views) {
-  PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, nullptr, "fracmfg mfg sweeps", nullptr);
-  PetscCall(PetscOptionsBool("-mfg_sweep_views",
-                             "Look up PETSc's -*_view and -*_converged_reason options at every "
-                             "solve of the sweeps (default: whether such an option is given)",
-                             "mfg/solver_options.hpp", *views, views, nullptr));
-  PetscOptionsEnd();
-  PetscFunctionReturn(0);
-}
-
-}  // namespace
+#include "fracmfg/core/petsc_options.hpp"
 
 namespace fracmfg::mfg::detail {
 
 bool direct_option(MPI_Comm comm, const char* prefix) {
-  PetscBool direct = PETSC_TRUE;
-  FRACMFG_PETSC_CHECK(read_direct(comm, prefix, &direct));
-  return direct == PETSC_TRUE;
+  return core::option_bool(comm, prefix, "-direct",
+                           {"fracmfg mfg 1D fast path",
+                            "1D: the step written straight into the tridiagonal solver (no "
+                            "SNES/KSP monitors or views); false: PETSc's objects"},
+                           true);
 }
 
 bool sweep_views_option(MPI_Comm comm) {
@@ -47,12 +22,13 @@ bool sweep_views_option(MPI_Comm comm) {
   FRACMFG_PETSC_CHECK(PetscOptionsGetAll(nullptr, &all));
   const std::string options = all != nullptr ? all : "";
   FRACMFG_PETSC_CHECK(PetscFree(all));
-  PetscBool views = options.find("view") != std::string::npos ||
-                            options.find("converged_reason") != std::string::npos
-                        ? PETSC_TRUE
-                        : PETSC_FALSE;
-  FRACMFG_PETSC_CHECK(read_views(comm, &views));
-  return views == PETSC_TRUE;
+  const bool given = options.find("view") != std::string::npos ||
+                     options.find("converged_reason") != std::string::npos;
+  return core::option_bool(comm, "", "-mfg_sweep_views",
+                           {"fracmfg mfg sweeps",
+                            "Look up PETSc's -*_view and -*_converged_reason options at every "
+                            "solve of the sweeps (default: whether such an option is given)"},
+                           given);
 }
 
 void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done) {
