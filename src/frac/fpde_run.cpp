@@ -73,7 +73,7 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   if (so.log.level() > core::LogLevel::warn) so.log.set_level(core::LogLevel::warn);
   so.progress_interval = 0.0;
   std::optional<FpdeSolver> solver;
-  core::collective(comm, [&] { solver.emplace(comm, config, so); });
+  core::collective(comm, [&] { solver.emplace(comm, fpde_problem_from_config(config), so); });
   if (!options.restart.empty()) {
     core::collective(comm, [&] {
       try {
