@@ -29,7 +29,7 @@ namespace fracmfg::driver {
 int run_fpde(core::Environment& env, const io::Deck& deck, exec::Selector& /*selector*/) {
   // The fpde kernels (history update, FFT products) run on the host; the selector is not
   // consulted.
-  frac::FpdeRunOptions options = frac::fpde_run_options_from_petsc(deck);
+  frac::FpdeRunOptions options = frac::fpde_run_options_from_petsc(env.comm(), deck);
   const RestartSource restart =
       restart_source(env.comm(), "-fpde_restart", deck.output().checkpoint_file);
   check_checkpoint(env.comm(), restart, "fpde");

@@ -14,6 +14,28 @@
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/io/h5_writer.hpp"
 
+// PETSc's option macros (PetscOptionsBegin, PetscCall) call PetscError() unqualified; inside
+// namespace fracmfg that would name the exception class, so the options blocks live outside.
+namespace {
+
+/// The runner's options, registered so that -help lists them. Returns a PETSc error code (no
+/// exceptions inside the options block).
+PetscErrorCode read_run_options(MPI_Comm comm, const char* prefix, char* restart, size_t size,
+                                PetscBool* restart_set, PetscInt* stop_at, PetscBool* stop_set) {
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, prefix, "fracmfg fpde run options", nullptr);
+  PetscCall(PetscOptionsString("-restart",
+                               "continue from this checkpoint (given without a file: the deck's "
+                               "output.checkpoint_file)",
+                               "run_fpde_deck", "", restart, size, restart_set));
+  PetscCall(PetscOptionsInt("-stop_at", "stop after this step, writing a checkpoint",
+                            "run_fpde_deck", *stop_at, stop_at, stop_set));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+}  // namespace
+
 namespace fracmfg::frac {
 
 namespace {
@@ -36,17 +58,18 @@ void report_step(core::Progress& progress, const FpdeSolver& s, std::int64_t las
 
 }  // namespace
 
-FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck, const std::string& prefix) {
+FpdeRunOptions fpde_run_options_from_petsc(MPI_Comm comm, const io::Deck& deck,
+                                           const std::string& prefix) {
   FpdeRunOptions o;
   o.prefix = prefix;
   char path[PETSC_MAX_PATH_LEN] = "";
-  PetscBool set = PETSC_FALSE;
-  FRACMFG_PETSC_CHECK(
-      PetscOptionsGetString(nullptr, prefix.c_str(), "-restart", path, sizeof path, &set));
-  if (set) o.restart = path[0] != '\0' ? std::string(path) : deck.output().checkpoint_file;
+  PetscBool restart = PETSC_FALSE;
   PetscInt stop = -1;
-  FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, prefix.c_str(), "-stop_at", &stop, &set));
-  if (set) o.stop_at = stop;
+  PetscBool stop_set = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(
+      read_run_options(comm, prefix.c_str(), path, sizeof path, &restart, &stop, &stop_set));
+  if (restart) o.restart = path[0] != '\0' ? std::string(path) : deck.output().checkpoint_file;
+  if (stop_set) o.stop_at = stop;
   return o;
 }
 

@@ -59,8 +59,9 @@ struct FpdeRunSummary {
 };
 
 /// The options the driver takes from PETSc's options database: -<prefix>restart <file>
-/// (no file: the deck's output.checkpoint_file) and -<prefix>stop_at <step>.
-FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck,
+/// (no file: the deck's output.checkpoint_file) and -<prefix>stop_at <step>, registered in
+/// the options block "fracmfg fpde options" (-help lists them). Collective on comm.
+FpdeRunOptions fpde_run_options_from_petsc(MPI_Comm comm, const io::Deck& deck,
                                            const std::string& prefix = "fpde_");
 
 /// The disk space a run needs, for the check before the solve (io::H5Writer::
