@@ -11,8 +11,8 @@
 // Steps: 0. check the free space for the results and checkpoints (frac::fpde_output_bytes);
 // then frac::run_fpde_deck: 1. check the output paths and the checkpoint to resume from
 // (FRACMFG_RESTART, or -fpde_restart [file]: no file means the deck's
-// output.checkpoint_file; drivers/restart_source.hpp), 2. build the solver and restore the
-// checkpoint, 3. create the output file, 4. step in time, writing u every output.every steps
+// output.checkpoint_file; include/fracmfg/io/restart_source.hpp), 2. build the solver and restore
+// the checkpoint, 3. create the output file, 4. step in time, writing u every output.every steps
 // and checkpoints every output.checkpoint_every steps (-fpde_stop_at <step> stops early with
 // a checkpoint; SIGUSR1, SIGTERM or SIGINT stop after the current step with a checkpoint and
 // exit code 75), 5. commit and report.
@@ -21,7 +21,7 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/frac/fpde_run.hpp"
 #include "fracmfg/io/h5_writer.hpp"
-#include "restart_source.hpp"
+#include "fracmfg/io/restart_source.hpp"
 #include "runners.hpp"
 
 namespace fracmfg::driver {
@@ -30,10 +30,10 @@ int run_fpde(core::Environment& env, const io::Deck& deck, exec::Selector& /*sel
   // The fpde kernels (history update, FFT products) run on the host; the selector is not
   // consulted.
   frac::FpdeRunOptions options = frac::fpde_run_options_from_petsc(env.comm(), deck);
-  const RestartSource restart =
-      restart_source(env.comm(), "-fpde_restart", deck.output().checkpoint_file);
-  check_checkpoint(env.comm(), restart, "fpde");
-  check_restart_keeps_outputs(env.comm(), restart, deck.output());
+  const io::RestartSource restart =
+      io::restart_source(env.comm(), "-fpde_restart", deck.output().checkpoint_file);
+  io::check_checkpoint(env.comm(), restart, "fpde");
+  io::check_restart_keeps_outputs(env.comm(), restart, deck.output());
   options.restart = restart.path;
   // A file system without room for the results and checkpoints fails now, before the solver
   // is built.

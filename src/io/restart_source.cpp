@@ -1,4 +1,4 @@
-#include "restart_source.hpp"
+#include "fracmfg/io/restart_source.hpp"
 
 #include <petscsys.h>
 
@@ -14,7 +14,27 @@
 #include "fracmfg/io/h5_reader.hpp"
 #include "fracmfg/io/output_paths.hpp"
 
-namespace fracmfg::driver {
+namespace {
+
+// The option in a registered block, so that `-help` lists it (with the default file). Outside
+// namespace fracmfg: PETSc's macros call ::PetscError, which fracmfg::PetscError would hide.
+PetscErrorCode read_restart_option(MPI_Comm comm, const std::string& option,
+                                   const std::string& option_default, char* value,
+                                   PetscBool* given) {
+  const std::string help = option_default.empty()
+                               ? std::string("Checkpoint file to resume from")
+                               : "Checkpoint file to resume from (no file: " + option_default + ")";
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, nullptr, "fracmfg restart options", nullptr);
+  PetscCall(PetscOptionsString(option.c_str(), help.c_str(), "FRACMFG_RESTART", value, value,
+                               PETSC_MAX_PATH_LEN, given));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+}  // namespace
+
+namespace fracmfg::io {
 
 namespace {
 
@@ -54,8 +74,7 @@ RestartSource restart_source(MPI_Comm comm, const std::string& option,
   char value[PETSC_MAX_PATH_LEN] = "";
   PetscBool given = PETSC_FALSE;
   core::collective(comm, [&] {
-    FRACMFG_PETSC_CHECK(
-        PetscOptionsGetString(nullptr, nullptr, option.c_str(), value, sizeof value, &given));
+    FRACMFG_PETSC_CHECK(read_restart_option(comm, option, option_default, value, &given));
   });
   std::string from_option;
   if (given) {
@@ -103,7 +122,7 @@ void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::str
   std::string kind, written_by;
   try {
     core::collective(comm, [&] {
-      io::H5Reader in(comm, source.path);
+      H5Reader in(comm, source.path);
       kind = in.has_attribute("/", "file_kind") ? in.attribute_string("/", "file_kind") : "";
       written_by = in.has_attribute("/", "problem") ? in.attribute_string("/", "problem") : "";
     });
@@ -125,16 +144,16 @@ void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::str
 }
 
 void check_restart_keeps_outputs(MPI_Comm comm, const RestartSource& source,
-                                 const io::OutputConfig& output) {
+                                 const OutputConfig& output) {
   if (source.empty()) return;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string clash;
   if (rank == 0) {
-    if (io::same_file(source.path, output.file)) {
+    if (same_file(source.path, output.file)) {
       clash = "the results file '" + output.file + "'";
-    } else if (const std::string sidecar = io::xdmf_sidecar_path(output.file);
-               io::same_file(source.path, sidecar)) {
+    } else if (const std::string sidecar = xdmf_sidecar_path(output.file);
+               same_file(source.path, sidecar)) {
       clash = "the XDMF sidecar '" + sidecar + "' of the results";
     }
   }
@@ -158,4 +177,4 @@ void refuse_restart(MPI_Comm comm, const std::string& problem, const std::string
        ExitCode::usage);
 }
 
-}  // namespace fracmfg::driver
+}  // namespace fracmfg::io
