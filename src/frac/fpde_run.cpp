@@ -12,28 +12,10 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/petsc_options.hpp"
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/io/h5_writer.hpp"
 #include "fracmfg/io/restart_source.hpp"
-
-// PETSc's option macros (PetscOptionsBegin, PetscCall) call PetscError() unqualified; inside
-// namespace fracmfg that would name the exception class, so the options blocks live outside.
-namespace {
-
-/// The runner's option -<prefix>stop_at, registered so that -help lists it (-<prefix>restart
-/// is io::restart_source's). Returns a PETSc error code (no exceptions inside the options
-/// block).
-PetscErrorCode read_run_options(MPI_Comm comm, const char* prefix, PetscInt* stop_at,
-                                PetscBool* stop_set) {
-  PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, prefix, "fracmfg fpde run options", nullptr);
-  PetscCall(PetscOptionsInt("-stop_at", "stop after this step, writing a checkpoint",
-                            "run_fpde_deck", *stop_at, stop_at, stop_set));
-  PetscOptionsEnd();
-  PetscFunctionReturn(0);
-}
-
-}  // namespace
 
 namespace fracmfg::frac {
 
@@ -65,11 +47,12 @@ FpdeRunOptions fpde_run_options_from_petsc(MPI_Comm comm, const io::Deck& deck,
       io::restart_source(comm, "-" + prefix + "restart", deck.output().checkpoint_file);
   o.restart = source.path;
   o.restart_origin = source.origin;
-  PetscInt stop = -1;
-  PetscBool stop_set = PETSC_FALSE;
-  core::collective(
-      comm, [&] { FRACMFG_PETSC_CHECK(read_run_options(comm, prefix.c_str(), &stop, &stop_set)); });
-  if (stop_set) o.stop_at = stop;
+  // Registered, so that -help lists it (-<prefix>restart is io::restart_source's).
+  core::collective(comm, [&] {
+    o.stop_at = core::option_int(
+        comm, prefix, "-stop_at",
+        {"fracmfg fpde run options", "stop after this step, writing a checkpoint"}, -1);
+  });
   return o;
 }
 

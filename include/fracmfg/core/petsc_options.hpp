@@ -6,9 +6,10 @@
 //   const bool direct = core::option_bool(comm, "mfg_hjb_", "-direct",
 //       {"fracmfg mfg 1D fast path", "the step written into the tridiagonal solver"}, true);
 //
-// Each call is collective on comm (PetscOptionsBegin); a malformed value (-x_direct maybe)
-// is PETSc's error, thrown as fracmfg::PetscError by FRACMFG_PETSC_CHECK. Nothing is
-// written into the options database.
+// PETSc's -help lists a block's (prefix, title) pair once per run: options read by separate
+// calls with the same prefix need titles of their own. Each call is collective on comm
+// (PetscOptionsBegin); a malformed value (-x_direct maybe) is PETSc's error, thrown as
+// fracmfg::PetscError by FRACMFG_PETSC_CHECK. Nothing is written into the options database.
 
 #include <mpi.h>
 
