@@ -10,14 +10,14 @@
 // refused (exit code 2) rather than ignored, and a stop signal ends the run at once.
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/frac/fode_run.hpp"
-#include "restart_source.hpp"
+#include "fracmfg/io/restart_source.hpp"
 #include "runners.hpp"
 
 namespace fracmfg::driver {
 
 int run_fode(core::Environment& env, const io::Deck& deck, exec::Selector& selector) {
-  refuse_restart(env.comm(), "fode",
-                 "a fode run is short and writes no checkpoint, so there is none to continue");
+  io::refuse_restart(env.comm(), "fode",
+                     "a fode run is short and writes no checkpoint, so there is none to continue");
   // FRACMFG_PROGRESS_SECONDS as for the other solvers (0: every step; the solver's 0 means
   // no lines, hence the smallest positive interval).
   const double interval = core::progress_interval_from_environment(env.log());

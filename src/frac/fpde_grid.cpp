@@ -2,6 +2,7 @@
 
 #include <petscdmda.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "fracmfg/core/error.hpp"
@@ -40,16 +41,20 @@ std::vector<core::Expression::Input> inputs_for(const core::Expression& expr, do
 }  // namespace
 
 FpdeGrid::FpdeGrid(MPI_Comm comm, const io::FpdeConfig& config)
-    : comm_(comm), dim_(config.dimension()), kind_(config.domain.boundary) {
-  if (dim_ < 1 || dim_ > 2 || config.grid.points.size() != config.domain.length.size()) {
+    : FpdeGrid(comm, config.domain, config.grid) {}
+
+FpdeGrid::FpdeGrid(MPI_Comm comm, const io::FpdeConfig::Domain& domain,
+                   const io::FpdeConfig::Grid& grid)
+    : comm_(comm), dim_(static_cast<int>(domain.length.size())), kind_(domain.boundary) {
+  if (dim_ < 1 || dim_ > 2 || grid.points.size() != domain.length.size()) {
     throw Error("fpde: the domain needs one or two lengths and as many grid point counts");
   }
   const bool per = periodic();
   for (int d = 0; d < dim_; ++d) {
     const auto k = static_cast<std::size_t>(d);
-    n_[k] = config.grid.points[k];
+    n_[k] = grid.points[k];
     if (n_[k] < 3) throw Error("fpde: at least 3 grid points per direction");
-    h_[k] = config.domain.length[k] / static_cast<double>(per ? n_[k] : n_[k] - 1);
+    h_[k] = domain.length[k] / static_cast<double>(per ? n_[k] : n_[k] - 1);
   }
   const DMBoundaryType bt = per ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE;
   if (dim_ == 1) {
@@ -100,6 +105,27 @@ void FpdeGrid::evaluate_at(const core::Expression& expr, double t, std::size_t n
                            const double* ys, double* out) {
   if (n == 0) return;
   expr.evaluate_bulk(n, inputs_for(expr, t, xs, ys, nullptr), out);
+}
+
+void FpdeGrid::evaluate(const FpdeFunction& f, double t, double* out) const {
+  evaluate_at(f, t, x_.size(), x_.data(), y_.data(), out);
+}
+
+void FpdeGrid::evaluate(const FpdeSourceFunction& f, double t, const double* u, double* out) const {
+  if (!f) {
+    std::fill(out, out + x_.size(), 0.0);
+    return;
+  }
+  for (std::size_t p = 0; p < x_.size(); ++p) out[p] = f(x_[p], y_[p], t, u[p]);
+}
+
+void FpdeGrid::evaluate_at(const FpdeFunction& f, double t, std::size_t n, const double* xs,
+                           const double* ys, double* out) {
+  if (!f) {
+    std::fill(out, out + n, 0.0);
+    return;
+  }
+  for (std::size_t k = 0; k < n; ++k) out[k] = f(xs[k], ys[k], t);
 }
 
 la::DmHandle FpdeGrid::create_companion(PetscInt dof) const {

@@ -7,12 +7,15 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/petsc_options.hpp"
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/io/h5_writer.hpp"
+#include "fracmfg/io/restart_source.hpp"
 
 namespace fracmfg::frac {
 
@@ -36,33 +39,45 @@ void report_step(core::Progress& progress, const FpdeSolver& s, std::int64_t las
 
 }  // namespace
 
-FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck, const std::string& prefix) {
+FpdeRunOptions fpde_run_options_from_petsc(MPI_Comm comm, const io::Deck& deck,
+                                           const std::string& prefix) {
   FpdeRunOptions o;
   o.prefix = prefix;
-  char path[PETSC_MAX_PATH_LEN] = "";
-  PetscBool set = PETSC_FALSE;
-  FRACMFG_PETSC_CHECK(
-      PetscOptionsGetString(nullptr, prefix.c_str(), "-restart", path, sizeof path, &set));
-  if (set) o.restart = path[0] != '\0' ? std::string(path) : deck.output().checkpoint_file;
-  PetscInt stop = -1;
-  FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, prefix.c_str(), "-stop_at", &stop, &set));
-  if (set) o.stop_at = stop;
+  const io::RestartSource source =
+      io::restart_source(comm, "-" + prefix + "restart", deck.output().checkpoint_file);
+  o.restart = source.path;
+  o.restart_origin = source.origin;
+  // Registered, so that -help lists it (-<prefix>restart is io::restart_source's).
+  core::collective(comm, [&] {
+    o.stop_at = core::option_int(
+        comm, prefix, "-stop_at",
+        {"fracmfg fpde run options", "stop after this step, writing a checkpoint"}, -1);
+  });
   return o;
 }
 
-FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Logger& log,
-                             const FpdeRunOptions& options) {
-  const io::FpdeConfig config = deck.fpde();
-  const io::OutputConfig output = deck.output();
-  FpdeRunSummary summary;
-  summary.file = options.output_file.empty() ? output.file : options.output_file;
-  const bool checkpoints = output.checkpoint_every > 0 || options.stop_at >= 0;
+namespace {
 
-  // 1. Paths first: a bad one fails in the first second, not after the solve.
-  core::collective(comm, [&] {
-    io::H5Writer::check_output_path(comm, summary.file);
-    if (checkpoints) io::H5Writer::check_output_path(comm, output.checkpoint_file);
-  });
+FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core::Logger& log,
+                                const FpdeRunOptions& options) {
+  const io::FpdeConfig config = deck.fpde();
+  io::OutputConfig output = deck.output();
+  if (!options.output_file.empty()) output.file = options.output_file;
+  FpdeRunSummary summary;
+  summary.file = output.file;
+
+  // 1. Checks first, each once: a bad input fails in the first second, not after the solve.
+  //    The checkpoint to resume from (readable, of an fpde run, not one of the outputs), then
+  //    the output paths and the room for the results and checkpoints.
+  const io::RestartSource restart{options.restart, options.restart_origin.empty()
+                                                       ? std::string("restart")
+                                                       : options.restart_origin};
+  io::check_checkpoint(comm, restart, "fpde");
+  io::check_restart_keeps_outputs(comm, restart, output);
+  const io::OutputBytes bytes = fpde_output_bytes(config, output, options.stop_at);
+  std::vector<io::OutputSpace> files = {{output.file, bytes.results}};
+  if (bytes.checkpoints > 0) files.push_back({output.checkpoint_file, bytes.checkpoints});
+  core::collective(comm, [&] { io::H5Writer::check_output_paths(comm, files); });
 
   // 2. The solver, and the state of a previous run.
   FpdeSolverOptions so;
@@ -73,7 +88,7 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
   if (so.log.level() > core::LogLevel::warn) so.log.set_level(core::LogLevel::warn);
   so.progress_interval = 0.0;
   std::optional<FpdeSolver> solver;
-  core::collective(comm, [&] { solver.emplace(comm, config, so); });
+  core::collective(comm, [&] { solver.emplace(comm, fpde_problem_from_config(config), so); });
   if (!options.restart.empty()) {
     core::collective(comm, [&] {
       try {
@@ -189,6 +204,19 @@ FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Lo
            "; wrote ", summary.outputs, " fields to ", summary.file,
            summary.checkpoint.empty() ? std::string() : ", checkpoint " + summary.checkpoint);
   return summary;
+}
+
+}  // namespace
+
+FpdeRunSummary run_fpde_deck(MPI_Comm comm, const io::Deck& deck, const core::Logger& log,
+                             const FpdeRunOptions& options) {
+  try {
+    return run_checked_deck(comm, deck, log, options);
+  } catch (const io::WriteError& e) {
+    // Thrown by every rank together (a field or checkpoint that could not be written, the
+    // temporary file removed): one message from rank 0 and exit code io, no abort.
+    throw core::CollectiveError(e.what(), ExitCode::io, 0);
+  }
 }
 
 }  // namespace fracmfg::frac

@@ -1,6 +1,5 @@
 #include "mfg/direct_1d.hpp"
 
-#include <sstream>
 #include <string>
 
 #include "fracmfg/core/petsc_check.hpp"
@@ -9,24 +8,6 @@
 #include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg::detail {
-
-bool only_options_among(const char* prefix, std::initializer_list<const char*> names) {
-  char* all = nullptr;
-  FRACMFG_PETSC_CHECK(PetscOptionsGetAll(nullptr, &all));
-  const std::string text = all ? all : "";
-  FRACMFG_PETSC_CHECK(PetscFree(all));
-  const std::string lead = std::string("-") + prefix;
-  std::istringstream in(text);
-  std::string token;
-  while (in >> token) {
-    if (token.compare(0, lead.size(), lead) != 0) continue;
-    const std::string name = token.substr(lead.size());
-    bool known = false;
-    for (const char* n : names) known = known || name == n;
-    if (!known) return false;
-  }
-  return true;
-}
 
 bool is_preonly_tridiag(KSP ksp) {
   PetscBool preonly = PETSC_FALSE, tri = PETSC_FALSE;

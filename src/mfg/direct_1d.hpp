@@ -8,25 +8,19 @@
 // through a DMDA scatter) is gone, which on a 51-point grid is most of a time step and on
 // 10^4 points about half of it.
 //
-// The PETSc path stays in use whenever the user's options ask for anything the fast path
-// does not do (a monitor, another Krylov method or preconditioner, a line search, a view):
-// only_options_among() accepts a solver only when every option under its prefix is in a
-// short list of settings the fast path honours.
+// Chosen by the registered options -mfg_hjb_direct and -mfg_fp_direct (default true; false:
+// PETSc's objects, with their monitors and views; mfg/solver_options.hpp), and only while
+// the solver types are the defaults (another -mfg_hjb_snes_type, line search, -ksp_type or
+// -pc_type is PETSc's path). The tolerances (-mfg_hjb_snes_rtol, ...) apply to both.
 #include <mpi.h>
 #include <petscksp.h>
 #include <petscsys.h>
 
-#include <initializer_list>
 #include <utility>
 
 #include "fracmfg/mfg/model.hpp"
 
 namespace fracmfg::mfg::detail {
-
-/// True when every option in the PETSc options database that starts with "-<prefix>" is
-/// "-<prefix><name>" for one of `names`. Not collective (the database is the same on every
-/// rank when it was filled from the same command line and deck).
-bool only_options_among(const char* prefix, std::initializer_list<const char*> names);
 
 /// True when ksp is preonly with the fracmfg_tridiag PC (the exact tridiagonal solve that the
 /// fast path replaces). Not collective.

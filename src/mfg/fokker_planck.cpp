@@ -12,6 +12,7 @@
 #include "fracmfg/mfg/hjb.hpp"
 #include "mfg/direct_1d.hpp"
 #include "mfg/petsc_handles.hpp"
+#include "mfg/solver_options.hpp"
 #include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg {
@@ -34,6 +35,8 @@ struct FokkerPlanckFdm::Impl {
 
   // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
   bool direct = false;
+  bool levels_set = false;  // the default ILU level of block Jacobi is applied
+  static constexpr PetscInt kDefaultFactorLevels = 3;
   std::unique_ptr<la::TridiagSolver> tridiag;
   std::unique_ptr<detail::Halo1d> halo;
   std::pair<double, double> inv_c_ghosts;  // of model.inverse_control_cost()
@@ -148,10 +151,10 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   PetscBool guess = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
   d.nonzero_guess = guess == PETSC_TRUE;
-  if (model.grid().dim == 1 &&
-      detail::only_options_among("mfg_fp_", {"ksp_type", "ksp_rtol", "ksp_atol", "ksp_max_it",
-                                             "pc_type", "sub_pc_factor_levels"})) {
-    if (detail::is_preonly_tridiag(k)) d.init_direct();
+  // The 1D fast path (-mfg_fp_direct, default true) when the solver types are its own.
+  if (model.grid().dim == 1 && detail::direct_option(model.comm(), "mfg_fp_") &&
+      detail::is_preonly_tridiag(k)) {
+    d.init_direct();
   }
 }
 
@@ -174,6 +177,7 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
   }
   KSP k = d.ksp.get();
   FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.a.get(), d.a.get()));
+  detail::default_sub_factor_levels(k, Impl::kDefaultFactorLevels, &d.levels_set);
   if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
   d.solve(m_next);
   if (d.rtol > Impl::kDefaultRtol) {

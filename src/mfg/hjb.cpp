@@ -13,6 +13,7 @@
 #include "mfg/direct_1d.hpp"
 #include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
+#include "mfg/solver_options.hpp"
 #include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg {
@@ -31,15 +32,8 @@ void set_default_linear_solver(KSP ksp, int dim, double rtol) {
     FRACMFG_PETSC_CHECK(KSPSetTolerances(ksp, rtol, 1e-50, PETSC_DEFAULT, 10000));
     // ILU(3) blocks: on the 2D crowd game (256^2, 2 ranks) 15 Krylov iterations per HJB solve
     // against 28 with ILU(1), 1.4x less time per outer iteration (ILU(2) 1.25x, ILU(4)
-    // 1.2x: its fill costs more than it saves); docs/performance.md.
-    // The block solvers exist only at set-up, so the default goes into the options database
-    // (unless the user gave one).
-    const char* prefix = nullptr;
-    FRACMFG_PETSC_CHECK(KSPGetOptionsPrefix(ksp, &prefix));
-    const std::string name = std::string("-") + (prefix ? prefix : "") + "sub_pc_factor_levels";
-    PetscBool given = PETSC_FALSE;
-    FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, nullptr, name.c_str(), &given));
-    if (!given) FRACMFG_PETSC_CHECK(PetscOptionsSetValue(nullptr, name.c_str(), "3"));
+    // 1.2x: its fill costs more than it saves); docs/performance.md. The blocks exist only
+    // at set-up: the solvers set the level there (detail::default_sub_factor_levels).
   }
 }
 
@@ -61,6 +55,8 @@ struct HjbSolver::Impl {
   // 1D fast path (mfg/direct_1d.hpp): Newton written into the tridiagonal solver, with the
   // SNES's tolerances.
   bool direct = false;
+  bool levels_set = false;  // the default ILU level of block Jacobi is applied
+  static constexpr PetscInt kDefaultFactorLevels = 3;
   std::unique_ptr<la::TridiagSolver> tridiag;
   std::unique_ptr<detail::Halo1d> halo;  // 1D: the ghosts without the DMDA scatter
   std::vector<double> r1, sub, diag, super, delta;
@@ -188,9 +184,19 @@ struct HjbSolver::Impl {
     FRACMFG_PETSC_CALLBACK_END
   }
 
-  static PetscErrorCode jacobian(SNES, Vec x, Mat, Mat p, void* ctx) {
+  static PetscErrorCode jacobian(SNES s, Vec x, Mat a, Mat p, void* ctx) {
     FRACMFG_PETSC_CALLBACK_BEGIN
-    static_cast<Impl*>(ctx)->assemble(x, p);
+    auto* d = static_cast<Impl*>(ctx);
+    d->assemble(x, p);
+    if (!d->levels_set) {
+      // The first assembled Jacobian: the solver's operators, set up once here so that the
+      // block solvers exist and take the default ILU level (SNES sets the same operators
+      // again; the set-up is not repeated).
+      KSP ksp = nullptr;
+      FRACMFG_PETSC_CHECK(SNESGetKSP(s, &ksp));
+      FRACMFG_PETSC_CHECK(KSPSetOperators(ksp, a, p));
+      detail::default_sub_factor_levels(ksp, kDefaultFactorLevels, &d->levels_set);
+    }
     FRACMFG_PETSC_CALLBACK_END
   }
 
@@ -240,12 +246,8 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
   // Newton tolerance, see Solver); 1e-4 leaves a margin and keeps Newton's quadratic pace.
   set_default_linear_solver(ksp, model.grid().dim, 1e-4);
   FRACMFG_PETSC_CHECK(SNESSetFromOptions(s));
-  // The 1D fast path when the options ask for nothing it does not do.
-  if (model.grid().dim == 1 &&
-      detail::only_options_among(
-          "mfg_hjb_", {"snes_rtol", "snes_atol", "snes_stol", "snes_max_it", "snes_type",
-                       "snes_linesearch_type", "ksp_type", "ksp_rtol", "ksp_atol", "ksp_max_it",
-                       "pc_type", "sub_pc_factor_levels"})) {
+  // The 1D fast path (-mfg_hjb_direct, default true) when the solver types are its own.
+  if (model.grid().dim == 1 && detail::direct_option(model.comm(), "mfg_hjb_")) {
     PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE;
     FRACMFG_PETSC_CHECK(
         PetscObjectTypeCompare(reinterpret_cast<PetscObject>(s), SNESNEWTONLS, &newton));

@@ -23,6 +23,7 @@
 #include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/solver_impl.hpp"
+#include "mfg/solver_options.hpp"
 
 namespace fracmfg::mfg {
 
@@ -356,12 +357,7 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.rhs = detail::global_vec(dm);
   d.mt = detail::global_vec(dm);
   d.mt_next = detail::global_vec(dm);
-  char* all = nullptr;
-  FRACMFG_PETSC_CHECK(PetscOptionsGetAll(nullptr, &all));
-  const std::string options = all != nullptr ? all : "";
-  FRACMFG_PETSC_CHECK(PetscFree(all));
-  d.skip_viewers = options.find("view") == std::string::npos &&
-                   options.find("converged_reason") == std::string::npos;
+  d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ",

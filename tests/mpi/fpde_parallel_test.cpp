@@ -17,6 +17,7 @@
 
 #include "common/mpi_support.hpp"
 #include "fracmfg/core/interrupt.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
 #include "fracmfg/frac/fpde_run.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
 #include "fracmfg/frac/riesz_shell.hpp"
@@ -111,8 +112,8 @@ TEST(FpdeParallel, RanksAgreeWithTheOneRankRunToRoundOff) {
   ASSERT_EQ(PetscOptionsSetValue(nullptr, "-par_ksp_rtol", "1e-13"), 0);
   for (const Named& c : cases()) {
     SCOPED_TRACE(c.name);
-    FpdeSolver dist(PETSC_COMM_WORLD, c.config, tight());
-    FpdeSolver alone(PETSC_COMM_SELF, c.config, tight());
+    FpdeSolver dist(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config), tight());
+    FpdeSolver alone(PETSC_COMM_SELF, frac::fpde_problem_from_config(c.config), tight());
     dist.run_until(c.config.time.steps);
     alone.run_until(c.config.time.steps);
     const std::vector<double> a = gather(dist);
@@ -141,15 +142,15 @@ TEST(FpdeParallel, RestartFromACheckpointReproducesTheUninterruptedRun) {
     SCOPED_TRACE(c.name);
     const std::int64_t steps = c.config.time.steps;
     const std::int64_t stop = steps / 3 + 1;
-    FpdeSolver full(PETSC_COMM_WORLD, c.config);
+    FpdeSolver full(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
     full.run_until(steps);
     const std::string path = dir + "/case" + std::to_string(k++) + ".chk.h5";
     {
-      FpdeSolver first(PETSC_COMM_WORLD, c.config);
+      FpdeSolver first(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
       first.run_until(stop);
       first.write_checkpoint(path);
     }
-    FpdeSolver second(PETSC_COMM_WORLD, c.config);
+    FpdeSolver second(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
     second.restart(path);
     EXPECT_EQ(second.step(), stop);
     second.run_until(steps);
@@ -238,15 +239,15 @@ TEST(FpdeParallel, RieszShellProductEqualsTheDenseMatrixOnEveryRankCount) {
 TEST(FpdeParallel, CheckpointOfAnotherProblemIsRefused) {
   const std::string dir = scratch("refuse");
   auto c = base(Type::time_fractional, 1, Boundary::dirichlet, 31, 6);
-  FpdeSolver s(PETSC_COMM_WORLD, c);
+  FpdeSolver s(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
   s.run_until(2);
   s.write_checkpoint(dir + "/a.chk.h5");
   c.order = 0.7;
-  FpdeSolver other(PETSC_COMM_WORLD, c);
+  FpdeSolver other(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
   EXPECT_THROW(other.restart(dir + "/a.chk.h5"), Error);
   c.order = 0.6;
   c.history.method = HistoryMethod::direct;
-  FpdeSolver direct(PETSC_COMM_WORLD, c);
+  FpdeSolver direct(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
   EXPECT_THROW(direct.restart(dir + "/a.chk.h5"), Error);
   EXPECT_THROW(direct.restart(dir + "/missing.chk.h5"), IoError);
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
 
 namespace {
@@ -89,7 +90,7 @@ TEST(FpdeSpaceFractional, ConvergesAtOrderTwoInSpace1D) {
       c.initial = {"x^2*(1-x)^2", {"x", "y"}};
       // f = u_t + K (-Laplace)^(s/2) u = e^-t (-w + (-d^s/d|x|^s) w).
       c.source = {"exp(-t)*(-x^2*(1-x)^2 + " + riesz_of_w("x", s) + ")", {"x", "y", "t"}};
-      FpdeSolver solver(PETSC_COMM_WORLD, c);
+      FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
       solver.run_until(c.time.steps);
       err.push_back(
           solver.error_against(core::Expression("exp(-t)*x^2*(1-x)^2", {"x", "y", "t"})).max);
@@ -114,7 +115,7 @@ TEST(FpdeSpaceFractional, ConvergesAtOrderTwoInSpace2D) {
     c.source = {"exp(-t)*(-" + wx + "*" + wy + " + " + riesz_of_w("x", s) + "*" + wy + " + " + wx +
                     "*" + riesz_of_w("y", s) + ")",
                 {"x", "y", "t"}};
-    FpdeSolver solver(PETSC_COMM_WORLD, c);
+    FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
     solver.run_until(c.time.steps);
     err.push_back(
         solver.error_against(core::Expression("exp(-t)*" + wx + "*" + wy, {"x", "y", "t"})).max);
@@ -132,7 +133,7 @@ TEST(FpdeSpaceFractional, ConvergesAtOrderTwoInSpacePeriodic) {
     auto c = riesz_config(1, Boundary::periodic, n, 400, s);
     c.time.horizon = 0.05;
     c.initial = {"sin(2*pi*x)", {"x", "y"}};
-    FpdeSolver solver(PETSC_COMM_WORLD, c);
+    FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
     solver.run_until(c.time.steps);
     EXPECT_EQ(solver.statistics().last_linear_iterations, 1);  // the circulant is exact
     err.push_back(solver
@@ -161,7 +162,7 @@ TEST(FpdeSpaceFractional, CrankNicolsonIsSecondOrderAndEulerFirstOrderInTime) {
       c.initial = {"sin(2*pi*x)", {"x", "y"}};
       frac::FpdeSolverOptions o;
       o.prefix = "ts_";
-      FpdeSolver solver(PETSC_COMM_WORLD, c, o);
+      FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c), o);
       solver.run_until(m);
       err.push_back(solver
                         .error_against(core::Expression("exp(-" + num(lambda) + "*t)*sin(2*pi*x)",
@@ -181,7 +182,7 @@ TEST(FpdeSpaceFractional, NonZeroDirichletDataIsContinuedOutsideTheDomain) {
   auto c = riesz_config(2, Boundary::dirichlet, 21, 10, 1.5);
   c.initial = {"1", {"x", "y"}};
   c.boundary_value = {"1", {"x", "y", "t"}};
-  FpdeSolver solver(PETSC_COMM_WORLD, c);
+  FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
   solver.run_until(10);
   EXPECT_LE(solver.error_against(core::Expression("1", {"x", "y", "t"})).max, 1e-9);
 }
@@ -193,14 +194,14 @@ TEST(FpdeSpaceFractional, OtherPreconditionersFromTheOptionsGiveTheSameSolution)
   c.time.grading = 2.0;
   c.initial = {"sin(pi*x)", {"x", "y"}};
   c.source = {"x*(1-x)*cos(3*t)", {"x", "y", "t"}};
-  FpdeSolver reference(PETSC_COMM_WORLD, c);
+  FpdeSolver reference(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
   reference.run_until(12);
   for (const char* pc : {"jacobi", "none"}) {
     ASSERT_EQ(PetscOptionsSetValue(nullptr, "-alt_pc_type", pc), 0);
     ASSERT_EQ(PetscOptionsSetValue(nullptr, "-alt_ksp_rtol", "1e-12"), 0);
     frac::FpdeSolverOptions o;
     o.prefix = "alt_";
-    FpdeSolver other(PETSC_COMM_WORLD, c, o);
+    FpdeSolver other(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c), o);
     ASSERT_EQ(PetscOptionsClearValue(nullptr, "-alt_pc_type"), 0);
     ASSERT_EQ(PetscOptionsClearValue(nullptr, "-alt_ksp_rtol"), 0);
     other.run_until(12);
@@ -217,15 +218,15 @@ TEST(FpdeSpaceFractional, OtherPreconditionersFromTheOptionsGiveTheSameSolution)
 
 TEST(FpdeSpaceFractional, UnsupportedSettingsAreRefused) {
   auto c = riesz_config(1, Boundary::neumann, 21, 4, 1.5);
-  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, c), Error);
+  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c)), Error);
   c.domain.boundary = Boundary::dirichlet;
   c.source = {"u^2", {"x", "y", "t", "u"}};
-  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, c), Error);
+  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c)), Error);
   c.source = {"0", {"x", "y", "t"}};
   ASSERT_EQ(PetscOptionsSetValue(nullptr, "-bad_time_scheme", "leapfrog"), 0);
   frac::FpdeSolverOptions o;
   o.prefix = "bad_";
-  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, c, o), Error);
+  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c), o), Error);
   ASSERT_EQ(PetscOptionsClearValue(nullptr, "-bad_time_scheme"), 0);
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
 #include "fracmfg/frac/mittag_leffler.hpp"
 
@@ -77,7 +78,7 @@ io::FpdeConfig make_config(const Case& c) {
 
 /// Max over the final level (or over all levels) of |u - exact|.
 double run_error(const Case& c, const std::string& exact, bool all_levels = false) {
-  FpdeSolver solver(PETSC_COMM_WORLD, make_config(c));
+  FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
   const core::Expression ex(exact, {"x", "y", "t"});
   double worst = 0.0;
   solver.run_until(c.steps, [&](const FpdeSolver& s) {
@@ -235,10 +236,10 @@ TEST(FpdeTimeFractional, SoeSolutionMatchesTheDirectSolutionAtEveryStep) {
       c.alpha = 0.4;
       c.initial = dim == 1 ? "sin(pi*x)+0.3*sin(3*pi*x)" : "sin(pi*x)*sin(2*pi*y)";
       c.source = "x*(1-x)*cos(5*t)";
-      FpdeSolver direct(PETSC_COMM_WORLD, make_config(c));
+      FpdeSolver direct(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
       c.history = HistoryMethod::soe;
       c.tolerance = tol;
-      FpdeSolver fast(PETSC_COMM_WORLD, make_config(c));
+      FpdeSolver fast(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
       ASSERT_NE(fast.history()->soe(), nullptr);
       double worst = 0.0;
       for (int n = 1; n <= c.steps; ++n) {
@@ -275,7 +276,7 @@ TEST(FpdeTimeFractional, WeaklySingularSolutionOrderOneUniformAndTwoMinusAlphaGr
     c.steps = steps;
     c.grading = grading;
     c.initial = "sin(pi*x)";
-    FpdeSolver solver(PETSC_COMM_WORLD, make_config(c));
+    FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
     double worst = 0.0;
     solver.run_until(steps, [&](const FpdeSolver& s) {
       if (!all_levels && !s.done()) return;
@@ -313,7 +314,7 @@ TEST(FpdeTimeFractional, WeightedMassIsConservedWithZeroFluxNeumann) {
     c.steps = 30;
     c.grading = 2.0;
     c.initial = "exp(-20*((x-0.3)^2+(y-0.6)^2))";
-    FpdeSolver solver(PETSC_COMM_WORLD, make_config(c));
+    FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
     // Weights 1, 1/2 on faces, 1/4 at corners.
     auto mass = [&](const FpdeSolver& s) {
       const double* u = nullptr;
@@ -353,7 +354,7 @@ TEST(FpdeTimeFractional, NonlinearSourceIsSolvedByNewtonAtSecondOrderInSpace) {
     c.source =
         "sin(pi*x)*(t^0.5/" + num(std::tgamma(1.5)) + "+pi^2*(1+t)) + (" + exact + ")^3 - u^3";
     c.source_variables = {"x", "y", "t", "u"};
-    FpdeSolver solver(PETSC_COMM_WORLD, make_config(c));
+    FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
     solver.run_until(c.steps);
     EXPECT_GE(solver.statistics().nonlinear_iterations, 4);
     err.push_back(solver.error_against(core::Expression(exact, {"x", "y", "t"})).max);
@@ -368,7 +369,7 @@ TEST(FpdeTimeFractional, DefaultsAndOptionsSelectTheLinearSolver) {
   c.steps = 3;
   c.initial = "sin(pi*x)";
   {
-    FpdeSolver s(PETSC_COMM_WORLD, make_config(c));
+    FpdeSolver s(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
     PC pc = nullptr;
     KSPGetPC(s.ksp(), &pc);
     PCType type = nullptr;
@@ -380,7 +381,7 @@ TEST(FpdeTimeFractional, DefaultsAndOptionsSelectTheLinearSolver) {
   {
     c.dim = 2;
     c.points = 9;
-    FpdeSolver s(PETSC_COMM_WORLD, make_config(c));
+    FpdeSolver s(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)));
     PC pc = nullptr;
     KSPGetPC(s.ksp(), &pc);
     PCType type = nullptr;
@@ -391,7 +392,7 @@ TEST(FpdeTimeFractional, DefaultsAndOptionsSelectTheLinearSolver) {
     ASSERT_EQ(PetscOptionsSetValue(nullptr, "-optest_pc_type", "jacobi"), 0);
     frac::FpdeSolverOptions opts;
     opts.prefix = "optest_";
-    FpdeSolver s(PETSC_COMM_WORLD, make_config(c), opts);
+    FpdeSolver s(PETSC_COMM_WORLD, frac::fpde_problem_from_config(make_config(c)), opts);
     ASSERT_EQ(PetscOptionsClearValue(nullptr, "-optest_pc_type"), 0);
     PC pc = nullptr;
     KSPGetPC(s.ksp(), &pc);
@@ -407,7 +408,7 @@ TEST(FpdeTimeFractional, DefaultsAndOptionsSelectTheLinearSolver) {
   {
     io::FpdeConfig cfg = make_config(c);
     cfg.solver.preconditioner = io::FpdeConfig::Solver::Preconditioner::circulant;
-    EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, cfg), Error);
+    EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(cfg)), Error);
   }
 }
 

@@ -208,8 +208,8 @@ TEST_P(Direct1d, HjbStepEqualsTheSnesStep) {
   const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_1d(GetParam(), 40, 10)));
   mfg::HjbSolver fast(model);
   ASSERT_TRUE(fast.direct());
-  // Any option outside the fast path's list selects the SNES (here a no-op one).
-  const ScopedOptions snes_only(Options{{"-mfg_hjb_snes_lag_jacobian", "1"}});
+  // -mfg_hjb_direct false selects PETSc's SNES (with the same solver types).
+  const ScopedOptions snes_only(Options{{"-mfg_hjb_direct", "false"}});
   mfg::HjbSolver slow(model);
   ASSERT_FALSE(slow.direct());
   auto u_next = detail::global_vec(model.dm());
@@ -246,6 +246,15 @@ TEST_P(Direct1d, FokkerPlanckStepEqualsTheKspStep) {
   fast.step(u.get(), model.initial_density(), nullptr, m_fast.get());
   slow.step(u.get(), model.initial_density(), nullptr, m_slow.get());
   EXPECT_LT(max_relative_difference(m_fast.get(), m_slow.get()), 1e-13);
+  {
+    // -mfg_fp_direct false: the same tridiagonal solve through PETSc's KSP.
+    const ScopedOptions plain(Options{{"-mfg_fp_direct", "false"}});
+    mfg::FokkerPlanckFdm petsc(model);
+    ASSERT_FALSE(petsc.direct());
+    auto m_petsc = detail::global_vec(model.dm());
+    petsc.step(u.get(), model.initial_density(), nullptr, m_petsc.get());
+    EXPECT_LT(max_relative_difference(m_fast.get(), m_petsc.get()), 1e-13);
+  }
   EXPECT_NEAR(model.mass(m_fast.get()), model.mass(model.initial_density()), 1e-14);
   PetscReal lo = 0.0;
   VecMin(m_fast.get(), nullptr, &lo);
@@ -316,6 +325,58 @@ TEST_P(LooseFokkerPlanck, AGivenKrylovToleranceIsKept) {
   PetscReal rtol = 0.0;
   KSPGetTolerances(fp.ksp(), &rtol, nullptr, nullptr, nullptr);
   EXPECT_EQ(rtol, 1e-9);
+}
+
+// The 2D solvers' defaults go onto their PETSc objects, not into the global options
+// database: after a Fokker-Planck and an HJB step the database is as it was, and the
+// block-Jacobi blocks factor with ILU(3); a level given on the command line is kept.
+std::string all_options() {
+  char* all = nullptr;
+  PetscOptionsGetAll(nullptr, &all);
+  std::string text = all != nullptr ? all : "";
+  PetscFree(all);
+  return text;
+}
+
+PetscInt first_block_levels(KSP ksp) {
+  PC pc = nullptr;
+  KSPGetPC(ksp, &pc);
+  PetscInt blocks = 0;
+  KSP* subs = nullptr;
+  PCBJacobiGetSubKSP(pc, &blocks, nullptr, &subs);
+  if (blocks < 1) return -1;
+  PC sub = nullptr;
+  KSPGetPC(subs[0], &sub);
+  PetscInt levels = -1;
+  PCFactorGetLevels(sub, &levels);
+  return levels;
+}
+
+TEST_P(LooseFokkerPlanck, DefaultsStayOffTheOptionsDatabase) {
+  const mfg::Model model(PETSC_COMM_WORLD, mfg::problem_from_config(config_2d(GetParam(), 8, 4)));
+  const std::string before = all_options();
+  mfg::FokkerPlanckFdm fp(model);
+  mfg::HjbSolver hjb(model);
+  auto u = detail::global_vec(model.dm());
+  fill_test_field(model, u.get(), 0.4);
+  auto m = detail::global_vec(model.dm());
+  fp.step(u.get(), model.initial_density(), nullptr, m.get());
+  auto u_next = detail::global_vec(model.dm());
+  auto rhs = detail::global_vec(model.dm());
+  fill_test_field(model, u_next.get(), 1.1);
+  VecSet(rhs.get(), 0.7);
+  hjb.step(u_next.get(), rhs.get(), u.get(), "test", 1e-8);
+  EXPECT_EQ(all_options(), before);
+  EXPECT_EQ(first_block_levels(fp.ksp()), 3);
+  KSP hjb_ksp = nullptr;
+  SNESGetKSP(hjb.snes(), &hjb_ksp);
+  EXPECT_EQ(first_block_levels(hjb_ksp), 3);
+  {
+    const ScopedOptions given(Options{{"-mfg_fp_sub_pc_factor_levels", "1"}});
+    mfg::FokkerPlanckFdm fp1(model);
+    fp1.step(u.get(), model.initial_density(), nullptr, m.get());
+    EXPECT_EQ(first_block_levels(fp1.ksp()), 1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Boundaries, LooseFokkerPlanck,

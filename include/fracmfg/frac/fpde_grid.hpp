@@ -1,11 +1,11 @@
 #pragma once
 // frac::FpdeGrid: the finite-difference grid of a fractional PDE on [0, Lx] (x [0, Ly]),
-// distributed as a PETSc DMDA (dof 1, star stencil of width 1), and the values of deck
-// expressions at the points a rank owns.
+// distributed as a PETSc DMDA (dof 1, star stencil of width 1), and the values of functions
+// (frac/fpde_problem.hpp) or deck expressions at the points a rank owns.
 //
-//   frac::FpdeGrid grid(comm, config);              // collective
+//   frac::FpdeGrid grid(comm, problem.domain, problem.grid);   // collective
 //   std::vector<double> f(grid.local_size());
-//   grid.evaluate(source, t, nullptr, f.data());    // f(x, y, t) at the owned points
+//   grid.evaluate(problem.source, t, f.data());                // f(x, y, t) at the owned points
 //
 // Points: N_d per direction (config.grid.points). Dirichlet and Neumann: x_i = i h,
 // h = L / (N - 1), i = 0..N-1 (the boundary points are grid points). Periodic: x_i = i h,
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fracmfg/core/expression.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
 #include "fracmfg/io/config.hpp"
 #include "fracmfg/io/h5_layout.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
@@ -33,7 +34,10 @@ class FpdeGrid {
   /// Bits of boundary(): on which sides of the domain an owned point lies.
   enum Side : unsigned { x_low = 1u, x_high = 2u, y_low = 4u, y_high = 8u };
 
-  /// Builds the DMDA from config.domain and config.grid (1D or 2D). Collective.
+  /// Builds the DMDA of a domain (one or two lengths, the boundary kind) and its points per
+  /// direction (1D or 2D). Collective.
+  FpdeGrid(MPI_Comm comm, const io::FpdeConfig::Domain& domain, const io::FpdeConfig::Grid& grid);
+  /// The grid of config.domain and config.grid. Collective.
   FpdeGrid(MPI_Comm comm, const io::FpdeConfig& config);
 
   DM dm() const { return dm_; }
@@ -64,6 +68,14 @@ class FpdeGrid {
   void evaluate(const core::Expression& expr, double t, const double* u, double* out) const;
   /// expr at arbitrary points (xs[k], ys[k]), k < n, time t (variables x, y, t only).
   static void evaluate_at(const core::Expression& expr, double t, std::size_t n, const double* xs,
+                          const double* ys, double* out);
+
+  /// out[p] = f(x_p, y_p, t) at owned point p (0 when f is empty).
+  void evaluate(const FpdeFunction& f, double t, double* out) const;
+  /// out[p] = f(x_p, y_p, t, u[p]) at owned point p (0 when f is empty).
+  void evaluate(const FpdeSourceFunction& f, double t, const double* u, double* out) const;
+  /// f at arbitrary points (xs[k], ys[k]), k < n, time t (0 when f is empty).
+  static void evaluate_at(const FpdeFunction& f, double t, std::size_t n, const double* xs,
                           const double* ys, double* out);
 
   /// A DMDA of the same sizes and decomposition with `dof` components per point (for

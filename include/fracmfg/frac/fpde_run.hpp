@@ -2,10 +2,14 @@
 // frac::run_fpde_deck: a `problem: fpde` deck run from start to end (what `fracmfg run` does
 // for such a deck; drivers/run_fpde.cpp calls it).
 //
-//   1. the output (and checkpoint) paths checked before anything is built;
-//   2. the solver (frac::FpdeSolver) from deck.fpde(); a restart continues from a
-//      checkpoint (FpdeRunOptions::restart; in the driver FRACMFG_RESTART=<file> or
-//      -fpde_restart <file>); a checkpoint of another problem is an IoError;
+//   1. every check once, before anything is built: the checkpoint to resume from
+//      (FpdeRunOptions::restart, io::check_checkpoint and io::check_restart_keeps_outputs),
+//      then the output and checkpoint paths and the free space they need
+//      (fpde_output_bytes, io::H5Writer::check_output_paths);
+//   2. the solver (frac::FpdeSolver) for fpde_problem_from_config(deck.fpde()); a restart
+//      continues from the checkpoint (in the driver FRACMFG_RESTART=<file> or
+//      -fpde_restart [<file>], fpde_run_options_from_petsc); a checkpoint of another
+//      problem (order, grid, steps) is an IoError;
 //   3. the output file (io::H5Writer, layout in io/h5_layout.hpp): the time series field
 //      "u" with its grid geometry (XDMF sidecar), written at the first step of the run, every
 //      output.every steps and at the last step; file attributes fpde_type, order,
@@ -24,7 +28,9 @@
 //   5. commit (the file appears atomically) and a summary line.
 //
 // Collective on comm. Errors: the solver's (NumericalError on every rank), IoError and
-// DeckError shared by every rank (core::collective).
+// DeckError shared by every rank (core::collective), core::CollectiveError on every rank for
+// a failed check (usage or io) and for a field or checkpoint that could not be written (io),
+// core::Interrupted.
 
 #include <mpi.h>
 
@@ -39,8 +45,10 @@
 namespace fracmfg::frac {
 
 struct FpdeRunOptions {
-  std::string output_file;    ///< overrides the deck's output.file when not empty
-  std::string restart;        ///< checkpoint to continue from; empty: start at t = 0
+  std::string output_file;  ///< overrides the deck's output.file when not empty
+  std::string restart;      ///< checkpoint to continue from; empty: start at t = 0
+  /// How restart was named ("FRACMFG_RESTART", "-fpde_restart"), for messages.
+  std::string restart_origin;
   std::int64_t stop_at = -1;  ///< stop after this step (>= 0), writing a checkpoint
   /// Seconds between progress lines at info level (0: every step); negative: the
   /// environment's FRACMFG_PROGRESS_SECONDS, default 10.
@@ -58,9 +66,11 @@ struct FpdeRunSummary {
   FpdeStatistics stats;
 };
 
-/// The options the driver takes from PETSc's options database: -<prefix>restart <file>
-/// (no file: the deck's output.checkpoint_file) and -<prefix>stop_at <step>.
-FpdeRunOptions fpde_run_options_from_petsc(const io::Deck& deck,
+/// The run options of the driver: the checkpoint named by FRACMFG_RESTART or
+/// -<prefix>restart [<file>] (no file: the deck's output.checkpoint_file; io::restart_source,
+/// both for different files is a usage error) and -<prefix>stop_at <step> (registered in the
+/// options block "fracmfg fpde run options", so -help lists it). Collective on comm.
+FpdeRunOptions fpde_run_options_from_petsc(MPI_Comm comm, const io::Deck& deck,
                                            const std::string& prefix = "fpde_");
 
 /// The disk space a run needs, for the check before the solve (io::H5Writer::

@@ -1,5 +1,7 @@
 #pragma once
 // frac::FpdeSolver: fractional diffusion on [0, Lx] (x [0, Ly]) over [0, T], on a PETSc DMDA.
+// The problem (equation, grid, time mesh, data) is a frac::FpdeProblem (fpde_problem.hpp),
+// built in code or from a deck (fpde_problem_from_config).
 //
 // time_fractional (0 < a < 1, Caputo):   D_t^a u = K Laplace u + f(x, y, t[, u])
 //   L1 scheme in time on the (graded) mesh t_n = T (n/N)^r (fpde_history.hpp: history
@@ -12,6 +14,9 @@
 //   time (Crank-Nicolson by default, implicit Euler on request); each step solves
 //   (I + theta tau K A) u^n = (I - (1 - theta) tau K A) u^{n-1} + tau (theta f^n +
 //   (1 - theta) f^{n-1}) with a Krylov method on the FFT shell matrix (riesz_shell.hpp).
+// Each type is a stepper of its own (src/frac/fpde_time_fractional.cpp,
+// src/frac/fpde_space_fractional.cpp, behind src/frac/fpde_stepper.hpp); the solver keeps
+// what they share: the grid, the time mesh, u, the statistics, checkpoints and error norms.
 //
 // Boundaries (grid: fpde_grid.hpp):
 //   dirichlet: u = boundary_value(x, y, t) at the boundary points (for space_fractional
@@ -33,17 +38,19 @@
 //     the value it was built for (-fpde_pc_lag_ratio; 1: every step);
 //   space_fractional:   CG + the circulant PC (Strang; -fpde_circulant tchan for T. Chan);
 //   solver.preconditioner none: CG without preconditioner. Krylov tolerance rtol 1e-10.
-//   A source that depends on u (FpdeConfig::source with a variable named "u", set in code;
-//   deck sources are functions of x, y, t) makes each time_fractional step nonlinear: SNES
-//   (Newton with line search; -fpde_snes_*) with the Jacobian A - W diag(df/du), df/du by
-//   forward differences.
+//   A source that depends on u (FpdeProblem::nonlinear_source) makes each time_fractional
+//   step nonlinear: SNES (Newton with line search; -fpde_snes_*) with the Jacobian
+//   A - W diag(df/du), df/du by forward differences.
 //   -fpde_time_scheme euler|crank_nicolson chooses the space_fractional time scheme.
+// The solver's own options (-fpde_pc_lag_ratio, -fpde_time_scheme, -fpde_circulant) are
+// registered in the options block "fracmfg fpde options", so -help lists them.
 //
 // Collectivity: the constructor, advance(), run_until(), write_checkpoint(), restart() and
-// error_against() are collective on the communicator; accessors are local. Errors:
-// fracmfg::Error for unsupported settings; core::CollectiveError, the same on every rank, when
-// a solve fails (exit code numerical; petsc under -fpde_ksp_error_if_not_converged) or the
-// solution is not finite on some rank's points (numerical); PetscError, IoError (checkpoints).
+// error_against() are collective on the communicator; accessors are local. The problem's
+// functions are called on every rank at its own points. Errors: fracmfg::Error for
+// unsupported settings; core::CollectiveError, the same on every rank, when a solve fails
+// (exit code numerical; petsc under -fpde_ksp_error_if_not_converged) or the solution is not
+// finite on some rank's points (numerical); PetscError, IoError (checkpoints).
 
 #include <mpi.h>
 #include <petscdm.h>
@@ -59,12 +66,12 @@
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/frac/fpde_grid.hpp"
 #include "fracmfg/frac/fpde_history.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
 #include "fracmfg/frac/fpde_time_mesh.hpp"
-#include "fracmfg/io/config.hpp"
 
 namespace fracmfg::frac {
 
-/// Settings of an FpdeSolver that are not deck keys.
+/// Settings of an FpdeSolver that are not part of the problem.
 struct FpdeSolverOptions {
   /// Options-database prefix of the KSP/SNES/PC of the solver.
   std::string prefix = "fpde_";
@@ -95,16 +102,16 @@ struct FpdeErrorNorms {
 
 class FpdeSolver {
  public:
-  /// Builds the grid, the time mesh, the history and the solvers, and sets u = initial.
-  /// Collective. Throws fracmfg::Error for settings this solver does not support
-  /// (space_fractional with neumann boundaries or a u-dependent source; the circulant
-  /// preconditioner for time_fractional).
-  FpdeSolver(MPI_Comm comm, const io::FpdeConfig& config, FpdeSolverOptions options = {});
+  /// Builds the grid, the time mesh, the history and the solvers, and sets u = initial (the
+  /// solver keeps a copy of the problem). Collective. Throws fracmfg::Error for settings this
+  /// solver does not support (space_fractional with neumann boundaries or a u-dependent
+  /// source; the circulant preconditioner for time_fractional).
+  FpdeSolver(MPI_Comm comm, const FpdeProblem& problem, FpdeSolverOptions options = {});
   ~FpdeSolver();
   FpdeSolver(const FpdeSolver&) = delete;
   FpdeSolver& operator=(const FpdeSolver&) = delete;
 
-  const io::FpdeConfig& config() const;
+  const FpdeProblem& problem() const;
   MPI_Comm comm() const;
   const FpdeGrid& grid() const;
   const FpdeTimeMesh& mesh() const;
@@ -133,7 +140,11 @@ class FpdeSolver {
   void restart(const std::string& path);
 
   /// Max and L2 norms of u - exact(x, y, t) at the current time. Collective.
+  FpdeErrorNorms error_against(const FpdeFunction& exact) const;
+  /// The same for a formula of (some of) x, y, t.
   FpdeErrorNorms error_against(const core::Expression& exact) const;
+  /// The same against the problem's exact solution (fracmfg::Error when it has none).
+  FpdeErrorNorms error_against() const;
 
   const FpdeStatistics& statistics() const;
   /// The L1 history (time_fractional; nullptr for space_fractional).

@@ -75,10 +75,11 @@ class HjbSolver {
 };
 
 /// Sets the default linear solver of the mfg solvers on ksp: in 1D preonly with the
-/// fracmfg_tridiag PC (registered here); in 2D GMRES with block Jacobi/ILU(3) (the levels go
-/// into the options database as -<prefix>sub_pc_factor_levels 3 unless given), relative
-/// tolerance rtol. Call after setting the KSP's options prefix. Not collective beyond the
-/// KSP's calls.
+/// fracmfg_tridiag PC (registered here); in 2D GMRES with block Jacobi, relative tolerance
+/// rtol (the HJB and Fokker-Planck solvers give the blocks ILU(3) at their first set-up,
+/// unless -<prefix>sub_pc_factor_levels is given; nothing is written into the options
+/// database). Call after setting the KSP's options prefix. Not collective beyond the KSP's
+/// calls.
 void set_default_linear_solver(KSP ksp, int dim, double rtol);
 
 }  // namespace fracmfg::mfg

@@ -23,7 +23,7 @@
 
 #include "fracmfg/io/config.hpp"
 
-namespace fracmfg::driver {
+namespace fracmfg::io {
 
 /// The environment variable naming a checkpoint to resume from (empty or unset: none).
 inline constexpr const char* kRestartVariable = "FRACMFG_RESTART";
@@ -49,14 +49,14 @@ RestartSource restart_source(MPI_Comm comm, const std::string& option,
 void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::string& problem);
 
 /// Usage error when source.path (a checkpoint, after check_checkpoint()) is the same file
-/// (io::same_file) as the run's results file or their XDMF sidecar, which the run would
+/// (same_file) as the run's results file or their XDMF sidecar, which the run would
 /// overwrite; resuming from output.checkpoint_file is the normal case and passes. Does
 /// nothing for an empty source. Collective.
 void check_restart_keeps_outputs(MPI_Comm comm, const RestartSource& source,
-                                 const io::OutputConfig& output);
+                                 const OutputConfig& output);
 
 /// For a problem type whose runs cannot resume: usage error when FRACMFG_RESTART is set and
 /// not empty, with `reason` (why there is nothing to resume from). Collective.
 void refuse_restart(MPI_Comm comm, const std::string& problem, const std::string& reason);
 
-}  // namespace fracmfg::driver
+}  // namespace fracmfg::io

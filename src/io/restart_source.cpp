@@ -1,20 +1,21 @@
-#include "restart_source.hpp"
+#include "fracmfg/io/restart_source.hpp"
 
 #include <petscsys.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
-#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/petsc_options.hpp"
 #include "fracmfg/io/h5_reader.hpp"
 #include "fracmfg/io/output_paths.hpp"
 
-namespace fracmfg::driver {
+namespace fracmfg::io {
 
 namespace {
 
@@ -51,15 +52,19 @@ std::filesystem::path normalised(const std::string& path) {
 RestartSource restart_source(MPI_Comm comm, const std::string& option,
                              const std::string& option_default) {
   const std::string from_environment = environment_value(comm);
-  char value[PETSC_MAX_PATH_LEN] = "";
-  PetscBool given = PETSC_FALSE;
+  // Registered, so that -help lists it (with the default file).
+  std::optional<std::string> value;
   core::collective(comm, [&] {
-    FRACMFG_PETSC_CHECK(
-        PetscOptionsGetString(nullptr, nullptr, option.c_str(), value, sizeof value, &given));
+    value = core::option_string(
+        comm, "", option,
+        {"fracmfg restart options",
+         option_default.empty() ? std::string("Checkpoint file to resume from (or FRACMFG_RESTART)")
+                                : "Checkpoint file to resume from (or FRACMFG_RESTART; no file: " +
+                                      option_default + ")"});
   });
   std::string from_option;
-  if (given) {
-    from_option = value[0] != '\0' ? std::string(value) : option_default;
+  if (value) {
+    from_option = !value->empty() ? *value : option_default;
     if (from_option.empty()) {
       fail(option + " needs a checkpoint file (" + option + " FILE)", ExitCode::usage);
     }
@@ -103,7 +108,7 @@ void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::str
   std::string kind, written_by;
   try {
     core::collective(comm, [&] {
-      io::H5Reader in(comm, source.path);
+      H5Reader in(comm, source.path);
       kind = in.has_attribute("/", "file_kind") ? in.attribute_string("/", "file_kind") : "";
       written_by = in.has_attribute("/", "problem") ? in.attribute_string("/", "problem") : "";
     });
@@ -125,16 +130,16 @@ void check_checkpoint(MPI_Comm comm, const RestartSource& source, const std::str
 }
 
 void check_restart_keeps_outputs(MPI_Comm comm, const RestartSource& source,
-                                 const io::OutputConfig& output) {
+                                 const OutputConfig& output) {
   if (source.empty()) return;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string clash;
   if (rank == 0) {
-    if (io::same_file(source.path, output.file)) {
+    if (same_file(source.path, output.file)) {
       clash = "the results file '" + output.file + "'";
-    } else if (const std::string sidecar = io::xdmf_sidecar_path(output.file);
-               io::same_file(source.path, sidecar)) {
+    } else if (const std::string sidecar = xdmf_sidecar_path(output.file);
+               same_file(source.path, sidecar)) {
       clash = "the XDMF sidecar '" + sidecar + "' of the results";
     }
   }
@@ -158,4 +163,4 @@ void refuse_restart(MPI_Comm comm, const std::string& problem, const std::string
        ExitCode::usage);
 }
 
-}  // namespace fracmfg::driver
+}  // namespace fracmfg::io

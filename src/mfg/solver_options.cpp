@@ -1,0 +1,59 @@
+#include "mfg/solver_options.hpp"
+
+#include <petscsys.h>
+
+#include <string>
+
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/petsc_options.hpp"
+
+namespace fracmfg::mfg::detail {
+
+bool direct_option(MPI_Comm comm, const char* prefix) {
+  return core::option_bool(comm, prefix, "-direct",
+                           {"fracmfg mfg 1D fast path",
+                            "1D: the step written straight into the tridiagonal solver (no "
+                            "SNES/KSP monitors or views); false: PETSc's objects"},
+                           true);
+}
+
+bool sweep_views_option(MPI_Comm comm) {
+  char* all = nullptr;
+  FRACMFG_PETSC_CHECK(PetscOptionsGetAll(nullptr, &all));
+  const std::string options = all != nullptr ? all : "";
+  FRACMFG_PETSC_CHECK(PetscFree(all));
+  const bool given = options.find("view") != std::string::npos ||
+                     options.find("converged_reason") != std::string::npos;
+  return core::option_bool(comm, "", "-mfg_sweep_views",
+                           {"fracmfg mfg sweeps",
+                            "Look up PETSc's -*_view and -*_converged_reason options at every "
+                            "solve of the sweeps (default: whether such an option is given)"},
+                           given);
+}
+
+void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done) {
+  if (*done) return;
+  *done = true;
+  PC pc = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+  PetscBool bjacobi = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(
+      PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCBJACOBI, &bjacobi));
+  if (!bjacobi) return;
+  const char* prefix = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetOptionsPrefix(ksp, &prefix));
+  PetscBool given = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, prefix, "-sub_pc_factor_levels", &given));
+  if (given) return;
+  FRACMFG_PETSC_CHECK(KSPSetUp(ksp));
+  PetscInt blocks = 0;
+  KSP* subs = nullptr;
+  FRACMFG_PETSC_CHECK(PCBJacobiGetSubKSP(pc, &blocks, nullptr, &subs));
+  for (PetscInt b = 0; b < blocks; ++b) {
+    PC sub = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(subs[b], &sub));
+    FRACMFG_PETSC_CHECK(PCFactorSetLevels(sub, levels));
+  }
+}
+
+}  // namespace fracmfg::mfg::detail

@@ -1,0 +1,36 @@
+#pragma once
+// The mfg solvers' own PETSc options, registered with PetscOptionsBegin so that `-help`
+// lists them with their defaults, and the defaults they set on PETSc objects without
+// writing into the global options database.
+//
+//   -mfg_hjb_direct <bool>   1D: the HJB Newton step written straight into the tridiagonal
+//                            solver (mfg/direct_1d.hpp); false: PETSc's SNES/KSP objects
+//                            (their monitors and views). Default true. Takes effect when the
+//                            solver types are the defaults (newtonls, basic line search,
+//                            preonly, fracmfg_tridiag); another type chosen by an option is
+//                            PETSc's path.
+//   -mfg_fp_direct <bool>    the same for the Fokker-Planck step (preonly, fracmfg_tridiag).
+//   -mfg_sweep_views <bool>  PETSc's -*_view and -*_converged_reason options are looked up
+//                            at every solve of the sweeps; false switches those lookups off
+//                            (PetscOptionsPushGetViewerOff), a measurable share of a small
+//                            time step. Default: true when an option whose name contains
+//                            "view" or "converged_reason" is given, else false.
+#include <mpi.h>
+#include <petscksp.h>
+
+namespace fracmfg::mfg::detail {
+
+/// -<prefix>direct (registered). Collective on comm.
+bool direct_option(MPI_Comm comm, const char* prefix);
+
+/// -mfg_sweep_views (registered). Collective on comm.
+bool sweep_views_option(MPI_Comm comm);
+
+/// ILU(levels) blocks for a block-Jacobi preconditioner of ksp (2D default: on the crowd
+/// game 15 instead of 28 Krylov iterations per HJB solve with ILU(1)), unless the user gave
+/// -<prefix>sub_pc_factor_levels. The blocks exist only after set-up: call after the
+/// operators are set (and assembled), before the first solve; sets up ksp. Does nothing for
+/// another preconditioner, or when *done is true; sets *done. Collective on ksp.
+void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done);
+
+}  // namespace fracmfg::mfg::detail
