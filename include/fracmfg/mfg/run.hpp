@@ -6,8 +6,8 @@
 //      (mfg::mfg_output_bytes) checked, and the checkpoint to resume from
 //      (MfgRunOptions::restart, checked by io::check_checkpoint and
 //      io::check_restart_keeps_outputs), before anything is built;
-//   2. the solver (mfg::Solver: model, HJB, Fokker-Planck) from deck.mfg(), restored from the
-//      checkpoint;
+//   2. the solver (mfg::Solver: model, HJB, Fokker-Planck) of the deck's game
+//      (mfg::problem_from_config(deck.mfg())), restored from the checkpoint;
 //   3. the fixed point to convergence (mfg::Solver::solve): checkpoints every
 //      output.checkpoint_every iterations; a stop signal (core/interrupt.hpp: SIGUSR1,
 //      SIGTERM, SIGINT) writes a checkpoint to output.checkpoint_file after the current
