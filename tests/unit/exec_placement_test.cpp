@@ -39,10 +39,10 @@ TEST(exec_placement, NoGpuPutsEveryRankOnTheHost) {
   const auto slots = fe::place_node(hw, 4, 0);
   ASSERT_EQ(slots.size(), 4u);
   for (const auto& s : slots) {
-    EXPECT_TRUE(s.on_host());
+    EXPECT_TRUE(s.on_cpu());
     EXPECT_EQ(s.gpu_index, -1);
     EXPECT_EQ(s.sharing, 0);
-    EXPECT_EQ(fe::to_string(s), "host");
+    EXPECT_EQ(fe::to_string(s), "cpu");
   }
 }
 

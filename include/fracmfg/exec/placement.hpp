@@ -23,17 +23,17 @@ namespace fracmfg::exec {
 
 /// The device of one rank.
 struct DeviceSlot {
-  /// CUDA runtime device id (as in Hardware::gpus[i].id), or -1 for the host.
+  /// CUDA runtime device id (as in Hardware::gpus[i].id), or -1 for none (the cpu backend).
   int device = -1;
-  /// Index into Hardware::gpus, or -1 for the host.
+  /// Index into Hardware::gpus, or -1 for none.
   int gpu_index = -1;
-  /// How many node-local ranks share this device (this one included); 0 on the host.
+  /// How many node-local ranks share this device (this one included); 0 without a device.
   int sharing = 0;
 
-  bool on_host() const { return device < 0; }
+  bool on_cpu() const { return device < 0; }
 };
 
-/// "host" or "cuda:<device id>".
+/// "cpu" (no device) or "cuda:<device id>".
 std::string to_string(const DeviceSlot& slot);
 
 /// How many ranks each of hw.gpus receives (same order) when node_size ranks share the

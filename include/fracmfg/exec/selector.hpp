@@ -154,25 +154,25 @@ enum class Reason : std::uint8_t {
 const char* to_string(Reason reason);
 
 struct Decision {
-  Backend backend = Backend::host;
+  Backend backend = Backend::cpu;
   Reason reason = Reason::forced_cpu;
   /// > 1: the device budget holds only 1/chunks of the working set (chunkable workloads).
   int chunks = 1;
   /// Predicted seconds of the call on each backend (model or prior); NaN when the backend
   /// cannot run it in this build/rank.
-  double predicted_host = std::numeric_limits<double>::quiet_NaN();
+  double predicted_cpu = std::numeric_limits<double>::quiet_NaN();
   double predicted_cuda = std::numeric_limits<double>::quiet_NaN();
 
   /// A fixed sentence explaining the reason (no allocation).
   const char* text() const;
 };
-/// "cuda (model: predicted 12.3 us on cuda, 45.6 us on host)" and the like.
+/// "cuda (model: predicted 12.3 us on cuda, 45.6 us on cpu)" and the like.
 std::string describe(const Decision& decision);
 
 /// What run() did.
 struct RunResult {
   Decision decision;
-  Backend ran_on = Backend::host;
+  Backend ran_on = Backend::cpu;
   bool fell_back = false;  ///< cuda was tried and failed; host_fn produced the result
   double seconds = 0.0;    ///< time of the call that produced the result
 };
@@ -188,7 +188,7 @@ struct BackendStats {
 struct ReportRow {
   int rank = 0;
   std::string kernel;
-  Backend backend = Backend::host;
+  Backend backend = Backend::cpu;
   std::uint64_t calls = 0;
   std::uint64_t failures = 0;
   double total_seconds = 0.0;
@@ -269,8 +269,8 @@ class Selector {
     const double t0 = now();
     host_fn();
     result.seconds = now() - t0;
-    result.ran_on = Backend::host;
-    record(w, Backend::host, result.seconds);
+    result.ran_on = Backend::cpu;
+    record(w, Backend::cpu, result.seconds);
     return result;
   }
 
@@ -293,7 +293,7 @@ class Selector {
   /// The effective configuration (environment applied).
   const SelectorConfig& config() const { return config_; }
   const DeviceSlot& device() const { return slot_; }
-  /// Name of the rank's device, "host" without one (also names the performance file).
+  /// Name of the rank's device, "cpu" without one (also names the performance file).
   const std::string& device_name() const { return device_name_; }
   /// True when a call may run on cuda at all (compiled, a device, not disabled or forced
   /// to cpu).

@@ -18,12 +18,13 @@
 namespace fracmfg::exec {
 
 /// Where a kernel call runs.
-enum class Backend : std::uint8_t { host = 0, cuda = 1 };
+enum class Backend : std::uint8_t { cpu = 0, cuda = 1 };
 inline constexpr int backend_count = 2;
 
-/// "host" | "cuda".
+/// "cpu" | "cuda": the words of decks, reports, logs and performance files.
 const char* to_string(Backend backend);
-/// "host" (also "cpu") | "cuda" -> Backend; nullopt for anything else.
+/// "cpu" | "cuda" -> Backend; also "host", the word for cpu in files written before the
+/// backend had one name (performance models), read as cpu. nullopt for anything else.
 std::optional<Backend> parse_backend(std::string_view text);
 
 /// A kernel name interned by PerfModel::kernel / Selector::kernel: a small index, valid for
