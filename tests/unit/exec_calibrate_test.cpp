@@ -160,7 +160,7 @@ TEST(exec_calibrate_test, UnknownKernelNameIsAUsageErrorWithTheClosestName) {
   EXPECT_EQ(two[1].name, "history_fft");
 }
 
-TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips) {
+TEST(exec_calibrate_test, CpuCalibrationRecordsEveryKernelAndTheFileRoundTrips) {
   const TempDir dir("fracmfg-calib");
   fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(dir.path()),
                         quiet());

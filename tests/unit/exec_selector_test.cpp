@@ -117,7 +117,7 @@ double cuda_time(double n) {
 
 // --- explicit choice ------------------------------------------------------------------
 
-TEST(exec_selector, BackendCpuRunsEverythingOnTheHost) {
+TEST(exec_selector, BackendCpuRunsEverythingOnCpu) {
   fe::SelectorConfig c = test_config();
   c.backend = fe::BackendChoice::cpu;
   fe::Selector sel(gpu_node(), c);
@@ -260,7 +260,7 @@ TEST(exec_selector, CudaInABuildWithoutCudaIsNotCompiled) {
 
 // --- availability ------------------------------------------------------------------------
 
-TEST(exec_selector, AutoWithoutTheCudaBackendRunsOnTheHost) {
+TEST(exec_selector, AutoWithoutTheCudaBackendRunsOnCpu) {
   fe::Selector sel(gpu_node(39.5, false), test_config());
   const fe::Decision d = sel.place(workload(sel.kernel("k"), 1e9));
   EXPECT_EQ(d.backend, fe::Backend::cpu);
