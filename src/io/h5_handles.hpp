@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +73,15 @@ class H5ErrorSilencer {
   H5E_auto2_t func_ = nullptr;
   void* data_ = nullptr;
 };
+
+/// Destroys the implementation object of a public io class (which owns HDF5 handles) with
+/// HDF5's error printing off: what a destructor's close reports, nobody can act on.
+template <class Impl>
+void reset_quietly(std::unique_ptr<Impl>& impl) noexcept {
+  if (!impl) return;
+  const H5ErrorSilencer quiet;
+  impl.reset();
+}
 
 /// The current HDF5 error stack as one line (innermost cause last), then cleared.
 std::string h5_error_stack();
