@@ -203,15 +203,9 @@ VecPtr migrate(DM old_da, Vec old_vec, DM new_da) {
 }
 
 RebalanceLayout dmda_layout(DM da) {
-  PetscBool is_da = PETSC_FALSE;
-  FRACMFG_PETSC_CHECK(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(da), DMDA, &is_da));
-  if (!is_da) throw Error("dmda_layout: not a DMDA");
-  PetscInt dim = 0, nx = 0, ny = 0, px = 0, py = 0;
-  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &dim, &nx, &ny, nullptr, &px, &py, nullptr, nullptr, nullptr,
-                                  nullptr, nullptr, nullptr, nullptr));
-  if (dim == 1) return RebalanceLayout::contiguous();
-  if (dim == 2) return RebalanceLayout::grid_2d(static_cast<int>(px), static_cast<int>(py), nx, ny);
-  throw Error("dmda_layout: only 1D and 2D DMDAs are rebalanced");
+  const DaInfo a = info_of(da, "dmda_layout");
+  if (a.dim == 1) return RebalanceLayout::contiguous();
+  return RebalanceLayout::grid_2d(static_cast<int>(a.px), static_cast<int>(a.py), a.nx, a.ny);
 }
 
 }  // namespace fracmfg::exec
