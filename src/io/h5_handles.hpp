@@ -60,6 +60,15 @@ using H5Attribute = H5Handle<&H5Aclose>;
 using H5Type = H5Handle<&H5Tclose>;
 using H5Object = H5Handle<&H5Oclose>;  ///< a group or dataset opened with H5Oopen
 
+/// Memory HDF5 allocated for the caller (a variable-length string read back), released
+/// with H5free_memory.
+struct H5FreeMemory {
+  void operator()(void* p) const noexcept {
+    if (p != nullptr) H5free_memory(p);
+  }
+};
+using H5String = std::unique_ptr<char, H5FreeMemory>;
+
 /// Switches HDF5's automatic error printing off for its lifetime and restores the previous
 /// setting afterwards, so a host code that uses HDF5 itself keeps its own behaviour.
 class H5ErrorSilencer {
