@@ -13,7 +13,7 @@
 // cuda calls on them, described by the same Workload (elements, bytes, transfers) as the
 // solvers' calls, so the model's size variable means the same in both.
 //
-// calibrate() times each kernel on each backend this rank can use (host always; cuda when
+// calibrate() times each kernel on each backend this rank can use (cpu always; cuda when
 // the selector has a device and options.cuda is set) at sizes log-spaced from min_size to
 // max_size (per_decade per decade, both ends included): per size one untimed warm-up call
 // (plans, caches, first-touch), then `repeats` timed calls, each recorded as a sample in

@@ -19,7 +19,7 @@
 //     no GPU visible, or the rank is beyond max_ranks_per_gpu), or the cuda path of this
 //     kernel failed failure_limit times on this rank (cuda_failed);
 //  3. memory: Workload::device_bytes above this rank's device budget = free device memory
-//     x (1 - memory_margin) / ranks sharing the device -> host (memory), or,
+//     x (1 - memory_margin) / ranks sharing the device -> cpu (memory), or,
 //     for a chunkable workload, Decision::chunks = ceil(device_bytes / budget);
 //  4. backend cuda -> cuda (forced_cuda); otherwise the performance model: the backend with
 //     the smaller predicted time (model). Before a (kernel, backend) has fitted samples its
@@ -116,9 +116,9 @@ struct SelectorConfig {
   double exploration = 1.0 / 256;  ///< fraction of calls exploring after K (0: never)
   /// Fraction of free device memory kept in reserve, in [0, 1).
   double memory_margin = 0.10;
-  /// cuda failures of a kernel after which it runs on the host only (>= 1).
+  /// cuda failures of a kernel after which it runs on cpu only (>= 1).
   int failure_limit = 3;
-  /// Ranks allowed per GPU (<= 0: no limit); further ranks use the host.
+  /// Ranks allowed per GPU (<= 0: no limit); further ranks use cpu.
   int max_ranks_per_gpu = 0;
   /// Performance files directory; empty: PerfModel::default_directory().
   std::string perf_dir;
@@ -180,7 +180,7 @@ struct RunResult {
 /// Per (kernel, backend) counters of one rank.
 struct BackendStats {
   std::uint64_t calls = 0;     ///< completed calls on this backend
-  std::uint64_t failures = 0;  ///< failed cuda attempts (always 0 for host)
+  std::uint64_t failures = 0;  ///< failed cuda attempts (always 0 for cpu)
   double seconds = 0.0;        ///< total time of the completed calls
 };
 
@@ -228,7 +228,7 @@ class Selector {
   /// Applies the environment (config.use_environment), checks the config (Error for values
   /// out of range), places the rank on a device (placement.hpp, with
   /// config.max_ranks_per_gpu), makes it current (probed hardware, config.activate_device;
-  /// a refusal is a warning and the rank uses the host) and loads the performance file
+  /// a refusal is a warning and the rank uses cpu) and loads the performance file
   /// (config.persist). Throws NotCompiled when backend cuda is asked for and
   /// hardware.cuda_compiled is false. Not collective.
   Selector(Hardware hardware, SelectorConfig config, core::Logger log = {});

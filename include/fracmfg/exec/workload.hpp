@@ -55,7 +55,7 @@ struct Workload {
   /// memory check.
   double device_bytes = 0.0;
   /// True when the cuda path can process the data in chunks that fit the device; a working
-  /// set that does not fit then yields Decision::chunks > 1 instead of a host run.
+  /// set that does not fit then yields Decision::chunks > 1 instead of a cpu run.
   bool chunkable = false;
 
   /// The performance model's size variable n = elements x max(repeats, 1).
