@@ -50,9 +50,9 @@ CASES = {
     "mfg2d": {"title": "2D MFG (bench_mfg -problem crowd2d, 20 time steps)",
               "sizes": [64, 128], "k": (2, 4), "unit": "outer iteration", "dim": 2},
     "fpde1d": {"title": "FPDE 1D (time-fractional, tridiagonal solve)",
-               "sizes": [20000, 200000], "k": (4, 12), "unit": "step", "dim": 1},
+               "sizes": [20000, 200000], "k": (4, 36), "unit": "step", "dim": 1},
     "fpde2d": {"title": "FPDE 2D (time-fractional, CG + BoomerAMG)",
-               "sizes": [129, 257], "k": (4, 12), "unit": "step", "dim": 2},
+               "sizes": [129, 257], "k": (4, 36), "unit": "step", "dim": 2},
 }
 
 

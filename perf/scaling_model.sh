@@ -4,7 +4,7 @@
 # 2D) at 1, 2 and 3 ranks on two grids each (PETSc's -log_view and Open MPI's monitoring
 # components), measures this machine's MPI latency and bandwidth (perf/scaling_pingpong.c),
 # checks the model against the measured times and predicts weak-scaling efficiency at 64,
-# 256 and 1000 ranks for HDR InfiniBand and 25 GbE. About 1.5-2 minutes on 2 cores.
+# 256 and 1000 ranks for HDR InfiniBand and 25 GbE. About 2-3 minutes on 2 cores.
 #
 #   perf/scaling_model.sh                      # Release build in build/
 #   perf/scaling_model.sh build --json f.json  # keep the raw figures
