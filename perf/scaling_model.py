@@ -48,11 +48,11 @@ WEAK_RANKS = [64, 256, 1000]
 MFG_STEPS = 20
 CASES = {
     "mfg2d": {"title": "2D MFG (bench_mfg -problem crowd2d, 20 time steps)",
-              "sizes": [64, 128], "k": (2, 4), "unit": "outer iteration", "dim": 2},
+              "sizes": [64, 128], "k": (2, 4), "unit": "outer iteration"},
     "fpde1d": {"title": "FPDE 1D (time-fractional, tridiagonal solve)",
-               "sizes": [20000, 200000], "k": (4, 36), "unit": "step", "dim": 1},
+               "sizes": [20000, 200000], "k": (4, 36), "unit": "step"},
     "fpde2d": {"title": "FPDE 2D (time-fractional, CG + BoomerAMG)",
-               "sizes": [129, 257], "k": (4, 36), "unit": "step", "dim": 2},
+               "sizes": [129, 257], "k": (4, 36), "unit": "step"},
 }
 
 
@@ -313,12 +313,6 @@ def comm_time(msgs, nbytes, colls, p, alpha, beta):
     collective."""
     lg = math.ceil(math.log2(p)) if p > 1 else 0
     return msgs * alpha + nbytes / beta + colls * alpha * lg
-
-
-def point_count(case, size):
-    if case == "mfg2d":
-        return size * size * MFG_STEPS
-    return size if case == "fpde1d" else size * size
 
 
 def check_table(data, alpha, beta, cores):
