@@ -420,7 +420,8 @@ def print_tables(data, transport, blocks, cores):
     gamma = krylov_exponent(blocks) if blocks else None
     print(f"## Transport here (Open MPI vader, shared memory): alpha = {alpha * 1e6:.2f} us, "
           f"beta = {beta / 1e9:.1f} GB/s; MPI_Allreduce of one double: "
-          + ", ".join(f"{p} ranks {t * 1e6:.2f} us" for p, t in sorted(transport["allreduce"].items())))
+          + ", ".join(f"{p} ranks {t * 1e6:.2f} us"
+                      for p, t in sorted(transport["allreduce"].items())))
     print("pingpong (bytes: half round trip): "
           + ", ".join(f"{s}: {t * 1e6:.2f} us" for s, t in transport["pingpong"]))
     print()
@@ -451,6 +452,13 @@ def print_tables(data, transport, blocks, cores):
               f"{r['measured'] / r['predicted']:.2f} | {excess} |")
     print()
     print("## Weak scaling, predicted (points per rank of the larger grid)")
+    print()
+    points = {"mfg2d": lambda n: n * n * MFG_STEPS, "fpde1d": lambda n: n,
+              "fpde2d": lambda n: n * n}
+    per_point = [(case, size, data[f"{case}/{size}/1"]["seconds"] / points[case](size))
+                 for case, spec in CASES.items() for size in spec["sizes"]]
+    print("Compute per point and outer iteration / step on one rank, c = T(1) / n: "
+          + "; ".join(f"{case} {size}: {c * 1e9:.0f} ns" for case, size, c in per_point))
     print()
     if gamma is not None:
         share = {c: data[f"{c}/{CASES[c]['sizes'][-1]}/1"] for c in ("mfg2d",)}
@@ -490,10 +498,12 @@ def self_test():
                 f.write("                         Max       Max/Min     Avg       Total\n"
                         f"Flops:                1.000e+06     1.000   1.000e+06  2.000e+06\n"
                         f"MPI Msg Count:        {msgs:.3e}     1.000   {msgs:.3e}  {2 * msgs:.3e}\n"
-                        f"MPI Msg Len (bytes):  {nbytes:.3e}     1.000   8.000e+00  {2 * nbytes:.3e}\n"
+                        f"MPI Msg Len (bytes):  {nbytes:.3e}     1.000   8.000e+00  "
+                        f"{2 * nbytes:.3e}\n"
                         f"MPI Reductions:       {red:.3e}     1.000\n"
                         "--- Event Stage 0: Main Stage\n\n"
-                        f"MatMult             {matmult} 1.0 4.4864e-02 1.5 2.16e+07 1.0 2.4e+03 5.1e+02 "
+                        f"MatMult             {matmult} 1.0 4.4864e-02 1.5 2.16e+07 1.0 2.4e+03 "
+                        "5.1e+02 "
                         "2.0e+00 21 13 76 69  0  21 13 76 69  0   963\n"
                         "KSPSolve              10 1.0 1.0000e-01 1.0 1.45e+08 1.0 2.4e+03 5.1e+02 "
                         "2.6e+03 68 86 76 69 78  68 86 76 69 78  2315\n"
@@ -513,7 +523,8 @@ def self_test():
         for k, (msgs, red, mm, e, c) in enumerate([(100, 50, 30, 7, 60), (300, 130, 90, 27, 160)]):
             log_view(os.path.join(work, f"lv{k}"), msgs, 8 * msgs, red, mm)
             monitor(os.path.join(work, f"m{k}"), e, c)
-            runs.append({"seconds": 1.0 + 2.0 * k, "petsc": parse_log_view(os.path.join(work, f"lv{k}")),
+            runs.append({"seconds": 1.0 + 2.0 * k,
+                         "petsc": parse_log_view(os.path.join(work, f"lv{k}")),
                          "mon": parse_monitoring(os.path.join(work, f"m{k}"), 2)})
         assert runs[0]["petsc"]["msg_max"] == 100 and runs[0]["petsc"]["msg_total"] == 200
         assert runs[0]["petsc"]["reductions"] == 50 and runs[0]["petsc"]["flops_max"] == 1e6
