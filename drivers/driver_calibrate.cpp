@@ -50,7 +50,7 @@ exec::CalibrationOptions options_from(const CalibrateArgs& a) {
   if (a.backend == "cpu") {
     o.cuda = false;
   } else if (a.backend == "cuda") {
-    o.host = false;
+    o.cpu = false;
   } else if (a.backend != "all") {
     throw UsageError("--backend: unknown backend '" + a.backend + "' (expected cpu, cuda or all)");
   }
@@ -101,7 +101,7 @@ int run_calibrate(core::Environment& env, const CalibrateArgs& args) {
   std::optional<exec::Selector> selector;
   core::collective(env.comm(), [&] {
     exec::Hardware hw = exec::Hardware::probe(env.comm());
-    if (options.cuda && !options.host && !hw.cuda_compiled) {
+    if (options.cuda && !options.cpu && !hw.cuda_compiled) {
       throw NotCompiled("the cuda backend (requested by --backend cuda)",
                         exec::available_backends(false));
     }

@@ -48,8 +48,8 @@ std::string this_rank_view(const core::Environment& env, const std::string& assu
     os << "    performance model (" << selector.perf_directory() << "):";
     for (std::size_t k = 0; k < model.kernel_count(); ++k) {
       const exec::KernelId id{static_cast<std::uint32_t>(k)};
-      os << "\n      " << model.kernel_name(id) << ": " << model.samples(id, exec::Backend::host)
-         << " host / " << model.samples(id, exec::Backend::cuda) << " cuda samples";
+      os << "\n      " << model.kernel_name(id) << ": " << model.samples(id, exec::Backend::cpu)
+         << " cpu / " << model.samples(id, exec::Backend::cuda) << " cuda samples";
       if (!selector.cuda_usable()) continue;  // no GPU on this rank: nothing to cross over
       if (model.samples(id, exec::Backend::cuda) == 0) {
         os << ", cuda not measured yet";

@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   }
   calibrate->footer(
       "Kernels: " + kernel_list +
-      ".\nEach rank measures its own backends (host; cuda where it has a device) at sizes "
+      ".\nEach rank measures its own backends (cpu; cuda where it has a device) at sizes "
       "log-spaced over --sizes,\nrecords the samples and merges them into its node's "
       "performance file (atomically, under a lock),\nin --output, else FRACMFG_PERF_DIR, else "
       "$XDG_CACHE_HOME/fracmfg or ~/.cache/fracmfg.\nRank 0 prints per file: kernel, backend, "

@@ -361,7 +361,7 @@ CalibrationReport calibrate(Selector& selector, const std::vector<CalibratedKern
     if (!(host_limit > 0.0)) host_limit = 4.0 * 1024 * 1024 * 1024;  // unknown: 4 GiB
   }
   std::vector<Backend> backends;
-  if (options.host) backends.push_back(Backend::host);
+  if (options.cpu) backends.push_back(Backend::cpu);
   if (options.cuda) {
     if (selector.cuda_usable()) {
       backends.push_back(Backend::cuda);
@@ -448,7 +448,7 @@ CalibrationReport calibrate(Selector& selector, const std::vector<CalibratedKern
         const int device = selector.device().device;
         kernels::CudaResources* resources = selector.cuda_resources();
         auto call = [&] {
-          if (b == Backend::host) {
+          if (b == Backend::cpu) {
             c.host();
           } else {
             c.cuda(device, resources);
@@ -499,7 +499,7 @@ std::string format_calibration(const PerfModel& model, const std::vector<std::st
   for (const std::string& name : kernels) {
     const auto id = model.find_kernel(name);
     if (!id) continue;
-    const bool host_fit = model.fitted(*id, Backend::host);
+    const bool host_fit = model.fitted(*id, Backend::cpu);
     const bool cuda_fit = model.fitted(*id, Backend::cuda);
     std::string crossover = "cpu only";
     if (cuda_fit && host_fit) {
@@ -507,14 +507,14 @@ std::string format_calibration(const PerfModel& model, const std::vector<std::st
       if (n) {
         crossover = units_text(*n);
       } else {
-        crossover = model.predict(*id, Backend::cuda, 1.0) < model.predict(*id, Backend::host, 1.0)
+        crossover = model.predict(*id, Backend::cuda, 1.0) < model.predict(*id, Backend::cpu, 1.0)
                         ? "none (cuda)"
-                        : "none (host)";
+                        : "none (cpu)";
       }
     } else if (cuda_fit) {
       crossover = "cuda only";
     }
-    for (Backend b : {Backend::host, Backend::cuda}) {
+    for (Backend b : {Backend::cpu, Backend::cuda}) {
       const std::uint64_t samples = model.samples(*id, b);
       if (samples == 0) continue;
       const LinearCost& cost = model.cost(*id, b);

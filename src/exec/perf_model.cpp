@@ -22,14 +22,14 @@ namespace fracmfg::exec {
 
 const char* to_string(Backend backend) {
   switch (backend) {
-    case Backend::host: return "host";
+    case Backend::cpu: return "cpu";
     case Backend::cuda: return "cuda";
   }
   return "?";
 }
 
 std::optional<Backend> parse_backend(std::string_view text) {
-  if (text == "host" || text == "cpu") return Backend::host;
+  if (text == "cpu" || text == "host") return Backend::cpu;  // "host": older files
   if (text == "cuda") return Backend::cuda;
   return std::nullopt;
 }
@@ -89,7 +89,7 @@ std::string sanitise(const std::string& text) {
 
 struct FileEntry {
   std::string kernel;
-  Backend backend = Backend::host;
+  Backend backend = Backend::cpu;
   SampleSums sums;
 };
 
@@ -148,7 +148,7 @@ ReadStatus read_perf_file(const std::string& path, const std::string& host,
         return bad("malformed entry");
       }
       const auto b = parse_backend(backend);
-      if (!b || backend == "cpu") return bad("unknown backend '" + backend + "'");
+      if (!b) return bad("unknown backend '" + backend + "'");
       e.backend = *b;
       if (!valid_kernel_name(e.kernel)) return bad("invalid kernel name");
       const SampleSums& s = e.sums;
@@ -195,6 +195,25 @@ std::string format_perf_file(const std::string& host, const std::string& device,
        << '\n';
   }
   return os.str();
+}
+
+// A rank without a device was named "host" (file <host>__host.perf, line "device host")
+// before the backend had one name; such a file is read when none of the name "cpu" exists,
+// and the next save writes its samples, merged, under the new name.
+constexpr const char* legacy_cpu_device = "host";
+
+// read_perf_file on `file`, falling back to the older file of a "cpu" device when `file`
+// is missing; `file` becomes the path that was read.
+ReadStatus read_perf_file_or_legacy(std::string& file, const std::string& directory,
+                                    const std::string& host, const std::string& device,
+                                    std::vector<FileEntry>& entries, std::string& why) {
+  const ReadStatus st = read_perf_file(file, host, device, entries, why);
+  if (st != ReadStatus::missing || device != to_string(Backend::cpu)) return st;
+  const std::string legacy =
+      (std::filesystem::path(directory) / PerfModel::file_name(host, legacy_cpu_device)).string();
+  const ReadStatus old = read_perf_file(legacy, host, legacy_cpu_device, entries, why);
+  if (old != ReadStatus::missing) file = legacy;
+  return old;
 }
 
 // An exclusive flock on a lock file, held for the object's lifetime.
@@ -287,7 +306,7 @@ KernelId PerfModel::kernel(std::string_view name) {
   }
   names_.emplace_back(name);
   std::array<Entry, backend_count> e;
-  e[static_cast<int>(Backend::host)].prior = options_.host_prior;
+  e[static_cast<int>(Backend::cpu)].prior = options_.host_prior;
   e[static_cast<int>(Backend::cuda)].prior = options_.cuda_prior;
   for (Entry& x : e) refit(x);
   entries_.push_back(e);
@@ -354,7 +373,7 @@ void PerfModel::refit(Entry& e) const {
 }
 
 std::optional<double> PerfModel::crossover(KernelId id) const {
-  const LinearCost& h = cost(id, Backend::host);
+  const LinearCost& h = cost(id, Backend::cpu);
   const LinearCost& c = cost(id, Backend::cuda);
   const double dslope = h.seconds_per_unit - c.seconds_per_unit;
   const double dlat = c.latency - h.latency;
@@ -401,10 +420,11 @@ std::string PerfModel::path(const std::string& directory) const {
 }
 
 bool PerfModel::load(const std::string& directory) {
-  const std::string file = path(directory);
+  std::string file = path(directory);
   std::vector<FileEntry> entries;
   std::string why;
-  const ReadStatus st = read_perf_file(file, host_name_, device_name_, entries, why);
+  const ReadStatus st =
+      read_perf_file_or_legacy(file, directory, host_name_, device_name_, entries, why);
   if (st == ReadStatus::missing) {
     log_.debug("no performance file ", file, " yet");
     return false;
@@ -437,8 +457,10 @@ void PerfModel::save(const std::string& directory) {
   const FileLock lock(file + ".lock");
   std::vector<FileEntry> entries;
   std::string why;
-  if (read_perf_file(file, host_name_, device_name_, entries, why) == ReadStatus::invalid) {
-    log_.warn("replacing performance file ", file, ": ", why);
+  std::string read_from = file;
+  if (read_perf_file_or_legacy(read_from, directory, host_name_, device_name_, entries, why) ==
+      ReadStatus::invalid) {
+    log_.warn("replacing performance file ", read_from, ": ", why);
   }
   for (std::size_t k = 0; k < entries_.size(); ++k) {
     for (int b = 0; b < backend_count; ++b) {

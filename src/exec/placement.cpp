@@ -15,7 +15,7 @@
 namespace fracmfg::exec {
 
 std::string to_string(const DeviceSlot& slot) {
-  return slot.on_host() ? std::string("host") : "cuda:" + std::to_string(slot.device);
+  return slot.on_cpu() ? std::string("cpu") : "cuda:" + std::to_string(slot.device);
 }
 
 std::vector<int> ranks_per_gpu(const Hardware& hw, int node_size, int max_ranks_per_gpu) {
@@ -72,7 +72,7 @@ DeviceSlot place_rank(const Hardware& hw, int max_ranks_per_gpu) {
 }
 
 void activate_device(const DeviceSlot& slot) {
-  if (slot.on_host()) return;
+  if (slot.on_cpu()) return;
 #if FRACMFG_HAVE_CUDA
   const std::string err = cuda::select_device(slot.device);
   if (!err.empty()) {

@@ -82,7 +82,7 @@ DeviceSlot initial_slot(const Hardware& hw, const SelectorConfig& c) {
 }
 
 std::string slot_device_name(const Hardware& hw, const DeviceSlot& slot) {
-  if (slot.on_host()) return "host";
+  if (slot.on_cpu()) return "cpu";
   return hw.gpus[static_cast<std::size_t>(slot.gpu_index)].name;
 }
 
@@ -189,11 +189,11 @@ std::string describe(const Decision& d) {
   s += ": ";
   s += d.text();
   if (d.chunks > 1) s += ", in " + std::to_string(d.chunks) + " chunks";
-  if (std::isfinite(d.predicted_host) || std::isfinite(d.predicted_cuda)) {
+  if (std::isfinite(d.predicted_cpu) || std::isfinite(d.predicted_cuda)) {
     s += "; predicted";
     if (std::isfinite(d.predicted_cuda)) s += " " + format_seconds(d.predicted_cuda) + " on cuda";
-    if (std::isfinite(d.predicted_cuda) && std::isfinite(d.predicted_host)) s += ",";
-    if (std::isfinite(d.predicted_host)) s += " " + format_seconds(d.predicted_host) + " on host";
+    if (std::isfinite(d.predicted_cuda) && std::isfinite(d.predicted_cpu)) s += ",";
+    if (std::isfinite(d.predicted_cpu)) s += " " + format_seconds(d.predicted_cpu) + " on cpu";
   }
   s += ")";
   return s;
@@ -212,18 +212,18 @@ Selector::Selector(Hardware hardware, SelectorConfig config, core::Logger log)
     throw NotCompiled("the cuda backend (requested as execution backend)",
                       available_backends(false));
   }
-  if (!slot_.on_host() && hardware_.probed && config_.activate_device) {
+  if (!slot_.on_cpu() && hardware_.probed && config_.activate_device) {
     try {
       activate_device(slot_);  // the one cudaSetDevice of this rank (and its context)
       activated_ = true;
     } catch (const Error& e) {
-      log_.warn("rank stays on the host: ", e.what());
+      log_.warn("rank stays on the cpu backend: ", e.what());
       slot_ = DeviceSlot{};
-      device_name_ = "host";
+      device_name_ = "cpu";
       model_ = PerfModel(hardware_.host_name, device_name_, model_options(config_), log_);
     }
   }
-  cuda_usable_ = !slot_.on_host();
+  cuda_usable_ = !slot_.on_cpu();
   const double threads = std::max(1, hardware_.kokkos_host_concurrency);
   host_bandwidth_ =
       std::min(config_.prior.host_bandwidth_per_thread * threads, config_.prior.host_bandwidth_max);
@@ -273,7 +273,7 @@ KernelId Selector::kernel(std::string_view name) {
 
 double Selector::roofline(const Workload& w, Backend backend) const {
   const CostPrior& p = config_.prior;
-  if (backend == Backend::host) {
+  if (backend == Backend::cpu) {
     return p.host_latency + std::max(w.bytes / host_bandwidth_, w.flops / host_flops_);
   }
   double t = p.cuda_latency + std::max(w.bytes / p.cuda_bandwidth, w.flops / p.cuda_flops);
@@ -285,13 +285,13 @@ Decision Selector::evaluate(const Workload& w, const KernelState& ks) const {
   Decision d;
   const double n = w.units();
   const KernelId k = w.kernel;
-  d.predicted_host = model_.fitted(k, Backend::host) ? model_.predict(k, Backend::host, n)
-                                                     : roofline(w, Backend::host);
+  d.predicted_cpu = model_.fitted(k, Backend::cpu) ? model_.predict(k, Backend::cpu, n)
+                                                   : roofline(w, Backend::cpu);
   if (cuda_usable_) {
     d.predicted_cuda = model_.fitted(k, Backend::cuda) ? model_.predict(k, Backend::cuda, n)
                                                        : roofline(w, Backend::cuda);
   }
-  d.backend = Backend::host;
+  d.backend = Backend::cpu;
   if (config_.gpu_disabled) {
     d.reason = Reason::gpu_disabled;
     return d;
@@ -304,7 +304,7 @@ Decision Selector::evaluate(const Workload& w, const KernelState& ks) const {
     d.reason = Reason::not_compiled;
     return d;
   }
-  if (slot_.on_host()) {
+  if (slot_.on_cpu()) {
     d.reason = Reason::no_device;
     return d;
   }
@@ -327,7 +327,7 @@ Decision Selector::evaluate(const Workload& w, const KernelState& ks) const {
     return d;
   }
   d.reason = Reason::model;
-  d.backend = d.predicted_cuda < d.predicted_host ? Backend::cuda : Backend::host;
+  d.backend = d.predicted_cuda < d.predicted_cpu ? Backend::cuda : Backend::cpu;
   return d;
 }
 
@@ -347,8 +347,8 @@ Decision Selector::place(const Workload& w) {
     const double lh = config_.prior.host_latency;
     double lc = config_.prior.cuda_latency;
     if (w.transfer_bytes > 0.0) lc += config_.prior.transfer_latency;
-    model_.set_prior(w.kernel, Backend::host,
-                     LinearCost{lh, std::max(0.0, roofline(w, Backend::host) - lh) / n});
+    model_.set_prior(w.kernel, Backend::cpu,
+                     LinearCost{lh, std::max(0.0, roofline(w, Backend::cpu) - lh) / n});
     model_.set_prior(w.kernel, Backend::cuda,
                      LinearCost{lc, std::max(0.0, roofline(w, Backend::cuda) - lc) / n});
     ks.prior_set = true;
@@ -356,7 +356,7 @@ Decision Selector::place(const Workload& w) {
   Decision d = evaluate(w, ks);
   ++ks.placed;
   if (d.reason == Reason::model && config_.learn && config_.explore) {
-    const Backend other = d.backend == Backend::host ? Backend::cuda : Backend::host;
+    const Backend other = d.backend == Backend::cpu ? Backend::cuda : Backend::cpu;
     const std::uint64_t have = model_.samples(w.kernel, other);
     bool go = false;
     if (have < static_cast<std::uint64_t>(config_.explore_min_samples)) {
@@ -388,14 +388,14 @@ void Selector::cuda_failed(KernelId kernel, std::string_view error) {
   ++ks.consecutive_failures;
   const std::string& name = model_.kernel_name(kernel);
   if (!ks.warned) {
-    log_.warn("cuda path of kernel ", name, " failed (", error, "); re-running it on the host");
+    log_.warn("cuda path of kernel ", name, " failed (", error, "); re-running it on cpu");
     ks.warned = true;
   } else {
-    log_.debug("cuda path of kernel ", name, " failed again (", error, "); host fallback");
+    log_.debug("cuda path of kernel ", name, " failed again (", error, "); cpu fallback");
   }
   if (!ks.cuda_disabled && s.failures >= static_cast<std::uint64_t>(config_.failure_limit)) {
     ks.cuda_disabled = true;
-    log_.warn("kernel ", name, " runs on the host only from now on (", s.failures,
+    log_.warn("kernel ", name, " runs on cpu only from now on (", s.failures,
               " cuda failures on this rank)");
   }
 }
@@ -484,7 +484,7 @@ std::vector<ReportRow> Selector::gather_report(MPI_Comm comm) const {
     std::string backend;
     while (is >> row.kernel >> backend >> row.calls >> row.failures >> row.total_seconds) {
       row.rank = r;
-      row.backend = parse_backend(backend).value_or(Backend::host);
+      row.backend = parse_backend(backend).value_or(Backend::cpu);
       row.mean_seconds = row.calls > 0 ? row.total_seconds / static_cast<double>(row.calls) : 0.0;
       rows.push_back(row);
     }

@@ -19,26 +19,6 @@
 
 namespace fracmfg::frac {
 
-namespace {
-
-// One line per step: at info level for the first step of the run, the last one and at most
-// one per `interval` seconds (core::Progress), at debug level otherwise. No communication
-// (only the logger's ranks write, and the timing may differ between ranks).
-void report_step(core::Progress& progress, const FpdeSolver& s, std::int64_t last) {
-  const core::LogLevel level = progress.step(s.step() >= last);
-  if (!progress.enabled(level)) return;
-  std::ostringstream os;
-  os.precision(4);
-  os << "fpde: step " << s.step() << "/" << s.steps() << ", t = " << s.time() << ", "
-     << s.statistics().last_linear_iterations << " linear iterations, "
-     << progress.mean_step_seconds() * 1e3 << " ms/step; elapsed "
-     << core::format_duration(progress.elapsed()) << ", ETA "
-     << core::format_duration(progress.eta_steps(last - s.step()));
-  progress.write(level, os.str());
-}
-
-}  // namespace
-
 FpdeRunOptions fpde_run_options_from_petsc(MPI_Comm comm, const io::Deck& deck,
                                            const std::string& prefix) {
   FpdeRunOptions o;
@@ -82,11 +62,10 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   // 2. The solver, and the state of a previous run.
   FpdeSolverOptions so;
   so.prefix = options.prefix;
-  // The progress lines come from the time loop below (with the elapsed time and the ETA of
-  // this run); the solver's own are muted.
   so.log = log;
-  if (so.log.level() > core::LogLevel::warn) so.log.set_level(core::LogLevel::warn);
-  so.progress_interval = 0.0;
+  so.progress_interval = options.progress_interval >= 0.0
+                             ? options.progress_interval
+                             : core::progress_interval_from_environment(log);
   std::optional<FpdeSolver> solver;
   core::collective(comm, [&] { solver.emplace(comm, fpde_problem_from_config(config), so); });
   if (!options.restart.empty()) {
@@ -152,40 +131,27 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   };
   write(*solver);
 
-  // 4. The time loop. While it runs, SIGUSR1/SIGTERM/SIGINT ask for a checkpoint and a
-  //    clean stop instead of ending the process.
+  // 4. The time loop (FpdeSolver::solve: progress lines, checkpoints, stop requests). While
+  //    it runs, SIGUSR1/SIGTERM/SIGINT ask for a checkpoint and a clean stop instead of
+  //    ending the process; the fields written so far are committed.
   core::InterruptGuard interrupts;
   const std::int64_t last =
       options.stop_at >= 0 ? std::min(options.stop_at, solver->steps()) : solver->steps();
   const int every = std::max(1, output.every);
-  core::Progress progress(log, options.progress_interval >= 0.0
-                                   ? options.progress_interval
-                                   : core::progress_interval_from_environment(log));
-  solver->run_until(last, [&](const FpdeSolver& s) {
-    if (s.step() % every == 0 || s.done() || s.step() == last) write(s);
-    report_step(progress, s, last);
-    if (output.checkpoint_every > 0 && s.step() % output.checkpoint_every == 0) {
-      s.write_checkpoint(output.checkpoint_file);
-      summary.checkpoint = output.checkpoint_file;
-      ++summary.checkpoints;
-    }
-    // A stop signal (batch time limit): checkpoint, keep the fields written so far, leave.
-    if (!s.done() && core::stop_requested(comm)) {
-      s.write_checkpoint(output.checkpoint_file);
-      core::collective(comm, [&] { out->commit(); });
-      log.info("fpde: stopped by a signal at step ", s.step(), "; wrote ", summary.outputs,
-               " fields to ", summary.file);
-      throw core::Interrupted(s.step(), output.checkpoint_file);
-    }
-  });
-  // A stopped run leaves a checkpoint at its last step (unless a regular one is there).
-  const bool regular = output.checkpoint_every > 0 &&
-                       solver->step() % output.checkpoint_every == 0 &&
-                       solver->step() > summary.first_step;
-  if (options.stop_at >= 0 && !solver->done() && !regular) {
-    solver->write_checkpoint(output.checkpoint_file);
-    summary.checkpoint = output.checkpoint_file;
-    ++summary.checkpoints;
+  const bool checkpoints_on = output.checkpoint_every > 0 || options.stop_at >= 0;
+  const core::CheckpointOptions ck{checkpoints_on ? output.checkpoint_file : std::string(),
+                                   output.checkpoint_every};
+  try {
+    const FpdeSolveResult r = solver->solve(ck, last, [&](const FpdeSolver& s) {
+      if (s.step() % every == 0 || s.done() || s.step() == last) write(s);
+    });
+    summary.checkpoint = r.checkpoint;
+    summary.checkpoints = r.checkpoints;
+  } catch (const core::Interrupted& stop) {
+    core::collective(comm, [&] { out->commit(); });
+    log.info("fpde: stopped by a signal at step ", stop.step(), "; wrote ", summary.outputs,
+             " fields to ", summary.file);
+    throw;
   }
   summary.last_step = solver->step();
   summary.stats = solver->statistics();

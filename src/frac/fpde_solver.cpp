@@ -10,6 +10,7 @@
 #include "frac/fpde_stepper.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/io/checkpoint.hpp"
@@ -42,6 +43,8 @@ struct FpdeSolver::Impl {
   la::VecHandle u;
   std::unique_ptr<FpdeStepper> stepper;
 
+  /// The last step of the solve() in progress (-1: none; the lines count to the end).
+  std::int64_t target = -1;
   /// Progress lines (options.progress_interval; <= 0: every step at info level).
   core::Progress progress_lines{options.log, std::max(options.progress_interval, 0.0)};
 
@@ -74,11 +77,9 @@ struct FpdeSolver::Impl {
     ++n;
     ++stats.steps;
     check_finite();
-    PetscReal norm = 0.0;
-    FRACMFG_PETSC_CHECK(VecNorm(u, NORM_INFINITY, &norm));
     const double step_seconds = seconds_since(t0);
     stats.total_seconds += step_seconds;
-    report(norm, step_seconds);
+    report(step_seconds);
   }
 
   /// Collective. A NaN can stay in one rank's block (a point-wise preconditioner, a source
@@ -104,14 +105,20 @@ struct FpdeSolver::Impl {
     });
   }
 
-  void report(double norm, double step_seconds) {
-    const core::LogLevel level = progress_lines.step(n >= mesh.steps(), step_seconds);
+  // One line per step: at info level for the first step, the last one (of the solve() in
+  // progress, else of the mesh) and at most one per progress interval (core::Progress), at
+  // debug level otherwise. No communication (only the logger's ranks write).
+  void report(double step_seconds) {
+    const std::int64_t last = target >= 0 ? target : mesh.steps();
+    const core::LogLevel level = progress_lines.step(n >= last, step_seconds);
     if (!progress_lines.enabled(level)) return;
     std::ostringstream os;
-    os << "fpde: step " << n << "/" << mesh.steps() << ", t = " << mesh.time(n)
-       << ", max|u| = " << norm << ", iterations " << stats.last_linear_iterations << "; elapsed "
+    os.precision(4);
+    os << "fpde: step " << n << "/" << mesh.steps() << ", t = " << mesh.time(n) << ", "
+       << stats.last_linear_iterations << " linear iterations, "
+       << progress_lines.mean_step_seconds() * 1e3 << " ms/step; elapsed "
        << core::format_duration(progress_lines.elapsed()) << ", ETA "
-       << core::format_duration(progress_lines.eta_steps(mesh.steps() - n));
+       << core::format_duration(progress_lines.eta_steps(last - n));
     progress_lines.write(level, os.str());
   }
 
@@ -188,6 +195,41 @@ void FpdeSolver::run_until(std::int64_t last,
     advance();
     if (after_step) after_step(*this);
   }
+}
+
+FpdeSolveResult FpdeSolver::solve(const core::CheckpointOptions& checkpoint, std::int64_t last,
+                                  const std::function<void(const FpdeSolver&)>& after_step) {
+  Impl& m = *impl_;
+  FpdeSolveResult result;
+  result.first_step = step();
+  const std::int64_t end = last < 0 ? steps() : std::min(last, steps());
+  const bool writes = !checkpoint.file.empty();
+  auto save = [&] {
+    write_checkpoint(checkpoint.file);
+    result.checkpoint = checkpoint.file;
+    ++result.checkpoints;
+  };
+  struct Target {  // the progress lines count to `end` while solve() runs
+    Impl& m;
+    ~Target() { m.target = -1; }
+  } target{m};
+  m.target = end;
+  bool regular = false;  // a regular checkpoint at the current step
+  while (step() < end) {
+    advance();
+    if (after_step) after_step(*this);
+    regular = writes && checkpoint.every > 0 && step() % checkpoint.every == 0;
+    if (regular) save();
+    // A stop request (a batch system's signal): checkpoint, leave; restart() continues.
+    if (step() < end && core::stop_requested(m.comm)) {
+      if (writes && !regular) save();
+      throw core::Interrupted(step(), checkpoint.file);
+    }
+  }
+  // Ended early on request (last < steps()): a checkpoint to continue from.
+  if (writes && !done() && !regular && step() > result.first_step) save();
+  result.last_step = step();
+  return result;
 }
 
 void FpdeSolver::write_checkpoint(const std::string& path) const {

@@ -78,10 +78,7 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, const std::string& path, std::
 }
 
 CheckpointWriter::~CheckpointWriter() {
-  if (impl_) {
-    detail::H5ErrorSilencer quiet;
-    impl_.reset();
-  }
+  detail::reset_quietly(impl_);
 }
 
 CheckpointWriter::CheckpointWriter(CheckpointWriter&&) noexcept = default;
@@ -234,10 +231,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path)
 }
 
 CheckpointReader::~CheckpointReader() {
-  if (impl_) {
-    detail::H5ErrorSilencer quiet;
-    impl_.reset();
-  }
+  detail::reset_quietly(impl_);
 }
 
 CheckpointReader::CheckpointReader(CheckpointReader&&) noexcept = default;

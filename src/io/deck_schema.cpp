@@ -19,7 +19,7 @@ Field execution_schema() {
     choice("backend", {"cpu", "cuda", "auto"}, "cpu, cuda, or auto: chosen per kernel call by the performance model").def("auto"),
     boolean("learn", "update the performance model with every measured kernel call").def(true),
     boolean("report", "print a table of kernel calls per backend at the end of the run").def(false),
-    integer("max_ranks_per_gpu", "most ranks sharing one GPU; further ranks on a node run on the host").at_least(1).def(4),
+    integer("max_ranks_per_gpu", "most ranks sharing one GPU; further ranks on a node use the cpu backend").at_least(1).def(4),
   });
 }
 

@@ -478,9 +478,8 @@ std::string read_string_dataset(hid_t file, const std::string& path, const std::
     H5Type mem = make_string_type(what);
     char* text = nullptr;
     check_status(H5Dread(dataset.get(), mem.get(), H5S_ALL, H5S_ALL, dxpl.get(), &text), what);
-    std::string out(text != nullptr ? text : "");
-    if (text != nullptr) H5free_memory(text);
-    return out;
+    const H5String owned(text);
+    return std::string(owned ? owned.get() : "");
   }
   const std::size_t size = H5Tget_size(type.get());
   if (size == 0) throw_h5(what);

@@ -300,10 +300,8 @@ std::vector<std::string> read_attribute_strings(hid_t object, const std::string&
     H5Type mem = make_string_type(what);
     std::vector<char*> text(n, nullptr);
     check_status(H5Aread(attr.get(), mem.get(), text.data()), what);
-    for (char* t : text) {
-      out.emplace_back(t != nullptr ? t : "");
-      if (t != nullptr) H5free_memory(t);
-    }
+    const std::vector<H5String> owned(text.begin(), text.end());
+    for (const H5String& t : owned) out.emplace_back(t ? t.get() : "");
   } else {
     const std::size_t size = H5Tget_size(type.get());
     if (size == 0) throw_h5(what);

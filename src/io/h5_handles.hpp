@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,15 @@ using H5Attribute = H5Handle<&H5Aclose>;
 using H5Type = H5Handle<&H5Tclose>;
 using H5Object = H5Handle<&H5Oclose>;  ///< a group or dataset opened with H5Oopen
 
+/// Memory HDF5 allocated for the caller (a variable-length string read back), released
+/// with H5free_memory.
+struct H5FreeMemory {
+  void operator()(void* p) const noexcept {
+    if (p != nullptr) H5free_memory(p);
+  }
+};
+using H5String = std::unique_ptr<char, H5FreeMemory>;
+
 /// Switches HDF5's automatic error printing off for its lifetime and restores the previous
 /// setting afterwards, so a host code that uses HDF5 itself keeps its own behaviour.
 class H5ErrorSilencer {
@@ -72,6 +82,15 @@ class H5ErrorSilencer {
   H5E_auto2_t func_ = nullptr;
   void* data_ = nullptr;
 };
+
+/// Destroys the implementation object of a public io class (which owns HDF5 handles) with
+/// HDF5's error printing off: what a destructor's close reports, nobody can act on.
+template <class Impl>
+void reset_quietly(std::unique_ptr<Impl>& impl) noexcept {
+  if (!impl) return;
+  const H5ErrorSilencer quiet;
+  impl.reset();
+}
 
 /// The current HDF5 error stack as one line (innermost cause last), then cleared.
 std::string h5_error_stack();

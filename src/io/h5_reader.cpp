@@ -33,10 +33,7 @@ H5Reader::H5Reader(MPI_Comm comm, const std::string& path) : impl_(std::make_uni
 }
 
 H5Reader::~H5Reader() {
-  if (impl_) {
-    detail::H5ErrorSilencer quiet;
-    impl_.reset();
-  }
+  detail::reset_quietly(impl_);
 }
 
 H5Reader::H5Reader(H5Reader&&) noexcept = default;

@@ -471,10 +471,7 @@ H5Writer::H5Writer(MPI_Comm comm, const std::string& path, const H5WriterOptions
 }
 
 H5Writer::~H5Writer() {
-  if (impl_) {
-    detail::H5ErrorSilencer quiet;
-    impl_.reset();
-  }
+  detail::reset_quietly(impl_);
 }
 
 H5Writer::H5Writer(H5Writer&&) noexcept = default;

@@ -46,18 +46,18 @@ TEST(mpi_exec_calibrate, RanksCalibratingTogetherMergeEverySample) {
   selector.model().save(dir.path());
   MPI_Barrier(MPI_COMM_WORLD);
 
-  // Every rank of this node wrote into the same file (same host, device "host").
-  fe::PerfModel merged(selector.model().host_name(), "host");
+  // Every rank of this node wrote into the same file (same host, device "cpu").
+  fe::PerfModel merged(selector.model().host_name(), "cpu");
   ASSERT_TRUE(merged.load(dir.path()));
   for (const fe::CalibratedKernel& k : kernels) {
     const auto id = merged.find_kernel(k.name);
     ASSERT_TRUE(id.has_value()) << k.name;
-    EXPECT_EQ(merged.samples(*id, fe::Backend::host), 6u * static_cast<std::uint64_t>(node_size))
+    EXPECT_EQ(merged.samples(*id, fe::Backend::cpu), 6u * static_cast<std::uint64_t>(node_size))
         << k.name;
-    EXPECT_TRUE(merged.fitted(*id, fe::Backend::host)) << k.name;
+    EXPECT_TRUE(merged.fitted(*id, fe::Backend::cpu)) << k.name;
   }
   fe::Selector later(fe::Hardware::probe(MPI_COMM_WORLD), host_selector_config(dir.path()));
   const auto id = later.model().find_kernel(fe::kernel_names::tridiag_batched);
   ASSERT_TRUE(id.has_value());
-  EXPECT_TRUE(later.model().fitted(*id, fe::Backend::host));
+  EXPECT_TRUE(later.model().fitted(*id, fe::Backend::cpu));
 }

@@ -439,7 +439,7 @@ TEST(mpi_exec_rebalance, RebalancerDrivesTheMigrationOfA2dField) {
     u.reset(raw);
   }
   fill(da.get(), u.get());
-  fe::Rebalancer rb(PETSC_COMM_WORLD, {}, quiet_log(), fe::RebalanceLayout::of(da.get()));
+  fe::Rebalancer rb(PETSC_COMM_WORLD, {}, quiet_log(), fe::dmda_layout(da.get()));
   const std::vector<PetscInt> ly0 = ranges_y(da.get());
   const int px = static_cast<int>(ranges_x(da.get()).size());
   // Speeds by process column (rank = i + px j): a pattern a tensor-product split can follow.

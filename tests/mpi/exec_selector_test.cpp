@@ -49,7 +49,7 @@ TEST(mpi_exec_selector, ProbeFindsEveryRankOfThisNode) {
   EXPECT_EQ(hw.host_name, fracmfg::test::broadcast_from_zero(hw.host_name));
   // Placement on the probed node is consistent with what the rank found.
   const fe::DeviceSlot slot = fe::place_rank(hw, 0);
-  EXPECT_EQ(slot.on_host(), hw.gpus.empty());
+  EXPECT_EQ(slot.on_cpu(), hw.gpus.empty());
 }
 
 TEST(mpi_exec_selector, GatheredReportHoldsEveryRanksCalls) {
@@ -94,19 +94,19 @@ TEST(mpi_exec_selector, RanksSavingTogetherMergeIntoOneFile) {
   const int size = world_size();
   fe::PerfModelOptions o;
   o.forgetting = 1.0;
-  fe::PerfModel m("shared-node", "host", o);
+  fe::PerfModel m("shared-node", "cpu", o);
   const fe::KernelId k = m.kernel("kde");
-  for (int i = 0; i <= rank; ++i) m.add_sample(k, fe::Backend::host, 100.0 * (i + 1), 1e-5);
+  for (int i = 0; i <= rank; ++i) m.add_sample(k, fe::Backend::cpu, 100.0 * (i + 1), 1e-5);
   for (int round = 0; round < 5; ++round) {
     MPI_Barrier(MPI_COMM_WORLD);
     m.add_sample(k, fe::Backend::cuda, 1000.0, 2e-5);
     m.save(dir.path());
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  fe::PerfModel all("shared-node", "host", o);
+  fe::PerfModel all("shared-node", "cpu", o);
   ASSERT_TRUE(all.load(dir.path()));
   const auto id = all.find_kernel("kde");
   ASSERT_TRUE(id.has_value());
-  EXPECT_EQ(all.samples(*id, fe::Backend::host), static_cast<std::uint64_t>(size * (size + 1) / 2));
+  EXPECT_EQ(all.samples(*id, fe::Backend::cpu), static_cast<std::uint64_t>(size * (size + 1) / 2));
   EXPECT_EQ(all.samples(*id, fe::Backend::cuda), static_cast<std::uint64_t>(5 * size));
 }

@@ -411,7 +411,7 @@ case_gpu_node() {
   # No device on this machine: every rank reports it has none and runs on the CPU.
   contains "$work/job.out" "node rank 0 of 2"
   contains "$work/job.out" "node rank 1 of 2"
-  [[ $(grep -c "placement: host" "$work/job.out") -ge 2 ]] || fail "the ranks did not report running without a GPU"
+  [[ $(grep -c "placement: cpu" "$work/job.out") -ge 2 ]] || fail "the ranks did not report running without a GPU"
   # More ranks per GPU than the deck allows: the script warns before the run.
   if [[ -n "${RUN_DECK:-}" ]]; then
     "$python" "$here/deck_tool.py" set "$RUN_DECK" "$work/one_per_gpu.yaml" execution.max_ranks_per_gpu=1

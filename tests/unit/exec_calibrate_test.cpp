@@ -117,7 +117,7 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
         << "solver kernel '" << name << "' is not in the calibration registry";
     const auto id = selector.model().find_kernel(name);
     ASSERT_TRUE(id.has_value());
-    EXPECT_GT(selector.stats(*id, fe::Backend::host).calls, 0u) << name;
+    EXPECT_GT(selector.stats(*id, fe::Backend::cpu).calls, 0u) << name;
   }
   namespace kn = fe::kernel_names;
   for (const char* name : {kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::history_fft}) {
@@ -161,7 +161,7 @@ TEST(exec_calibrate_test, UnknownKernelNameIsAUsageErrorWithTheClosestName) {
   EXPECT_EQ(two[1].name, "history_fft");
 }
 
-TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips) {
+TEST(exec_calibrate_test, CpuCalibrationRecordsEveryKernelAndTheFileRoundTrips) {
   const TempDir dir("fracmfg-calib");
   fe::Selector selector(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(dir.path()),
                         quiet());
@@ -179,16 +179,16 @@ TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips)
     const fe::CalibrationEntry& e = r.entries[k];
     names.push_back(kernels[k].name);
     EXPECT_EQ(e.kernel, kernels[k].name);
-    EXPECT_EQ(e.backend, fe::Backend::host);
+    EXPECT_EQ(e.backend, fe::Backend::cpu);
     EXPECT_EQ(e.sizes, 5) << e.kernel;  // 1e2, 316, 1e3, 3162, 1e4
     EXPECT_EQ(e.samples, 10u) << e.kernel;
     EXPECT_TRUE(e.notes.empty()) << e.kernel << ": " << e.notes.front();
     const auto id = selector.model().find_kernel(e.kernel);
     ASSERT_TRUE(id.has_value());
-    EXPECT_EQ(selector.model().samples(*id, fe::Backend::host), 10u);
-    EXPECT_TRUE(selector.model().fitted(*id, fe::Backend::host)) << e.kernel;
-    EXPECT_GT(selector.model().predict(*id, fe::Backend::host, 1e4),
-              selector.model().predict(*id, fe::Backend::host, 1e2))
+    EXPECT_EQ(selector.model().samples(*id, fe::Backend::cpu), 10u);
+    EXPECT_TRUE(selector.model().fitted(*id, fe::Backend::cpu)) << e.kernel;
+    EXPECT_GT(selector.model().predict(*id, fe::Backend::cpu, 1e4),
+              selector.model().predict(*id, fe::Backend::cpu, 1e2))
         << e.kernel;
   }
   const std::string table = fe::format_calibration(selector.model(), names);
@@ -204,9 +204,9 @@ TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips)
     const auto a = selector.model().find_kernel(n);
     const auto b = back.find_kernel(n);
     ASSERT_TRUE(b.has_value()) << n;
-    EXPECT_EQ(back.samples(*b, fe::Backend::host), 10u);
-    const fe::LinearCost& ca = selector.model().cost(*a, fe::Backend::host);
-    const fe::LinearCost& cb = back.cost(*b, fe::Backend::host);
+    EXPECT_EQ(back.samples(*b, fe::Backend::cpu), 10u);
+    const fe::LinearCost& ca = selector.model().cost(*a, fe::Backend::cpu);
+    const fe::LinearCost& cb = back.cost(*b, fe::Backend::cpu);
     EXPECT_NEAR(cb.latency, ca.latency, 1e-9 * std::max(1e-12, ca.latency)) << n;
     EXPECT_NEAR(cb.seconds_per_unit, ca.seconds_per_unit, 1e-9 * ca.seconds_per_unit) << n;
   }
@@ -214,7 +214,7 @@ TEST(exec_calibrate_test, HostCalibrationRecordsEveryKernelAndTheFileRoundTrips)
   fe::Selector later(fe::Hardware::probe(MPI_COMM_SELF), host_selector_config(dir.path()), quiet());
   const auto id = later.model().find_kernel(fracmfg::exec::kernel_names::history_fft);
   ASSERT_TRUE(id.has_value());
-  EXPECT_TRUE(later.model().fitted(*id, fe::Backend::host));
+  EXPECT_TRUE(later.model().fitted(*id, fe::Backend::cpu));
 }
 
 TEST(exec_calibrate_test, InjectedTimingsGiveTheCrossoverWithinTwentyPercent) {
@@ -257,7 +257,7 @@ TEST(exec_calibrate_test, InjectedTimingsGiveTheCrossoverWithinTwentyPercent) {
   o.repeats = 4;
   const fe::CalibrationReport r = fe::calibrate(selector, {fake}, o);
   ASSERT_EQ(r.entries.size(), 2u);
-  EXPECT_EQ(r.entries[0].backend, fe::Backend::host);
+  EXPECT_EQ(r.entries[0].backend, fe::Backend::cpu);
   EXPECT_EQ(r.entries[1].backend, fe::Backend::cuda);
   for (const fe::CalibrationEntry& e : r.entries) {
     EXPECT_EQ(e.sizes, 9) << fe::to_string(e.backend);
@@ -275,7 +275,7 @@ TEST(exec_calibrate_test, InjectedTimingsGiveTheCrossoverWithinTwentyPercent) {
   small.elements = 500;
   fe::Workload large = small;
   large.elements = 50000;
-  EXPECT_EQ(selector.decide(small).backend, fe::Backend::host);
+  EXPECT_EQ(selector.decide(small).backend, fe::Backend::cpu);
   EXPECT_EQ(selector.decide(large).backend, fe::Backend::cuda);
   const std::string table = fe::format_calibration(selector.model(), {"fake_kernel"});
   EXPECT_NE(table.find("cuda"), std::string::npos) << table;

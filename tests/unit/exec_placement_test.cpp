@@ -33,16 +33,16 @@ std::vector<int> devices_of(const std::vector<fe::DeviceSlot>& slots) {
 
 }  // namespace
 
-TEST(exec_placement, NoGpuPutsEveryRankOnTheHost) {
+TEST(exec_placement, NoGpuPutsEveryRankOnCpu) {
   const fe::Hardware hw = node_with({});
   EXPECT_TRUE(fe::ranks_per_gpu(hw, 4, 0).empty());
   const auto slots = fe::place_node(hw, 4, 0);
   ASSERT_EQ(slots.size(), 4u);
   for (const auto& s : slots) {
-    EXPECT_TRUE(s.on_host());
+    EXPECT_TRUE(s.on_cpu());
     EXPECT_EQ(s.gpu_index, -1);
     EXPECT_EQ(s.sharing, 0);
-    EXPECT_EQ(fe::to_string(s), "host");
+    EXPECT_EQ(fe::to_string(s), "cpu");
   }
 }
 
@@ -76,7 +76,7 @@ TEST(exec_placement, EightRanksOnThreeGpusSplitThreeThreeTwo) {
   }
 }
 
-TEST(exec_placement, RanksBeyondTheLimitRunOnTheHost) {
+TEST(exec_placement, RanksBeyondTheLimitRunOnCpu) {
   const fe::Hardware hw = node_with({108, 108});
   EXPECT_EQ(fe::ranks_per_gpu(hw, 8, 3), (std::vector<int>{3, 3}));
   EXPECT_EQ(devices_of(fe::place_node(hw, 8, 3)), (std::vector<int>{0, 0, 0, 1, 1, 1, -1, -1}));
@@ -157,7 +157,7 @@ TEST(exec_placement, BadRankOrSizeIsAnError) {
   EXPECT_THROW(fe::ranks_per_gpu(hw, 0, 0), fracmfg::Error);
 }
 
-TEST(exec_placement, ActivatingAHostSlotIsANoOpAndAMissingDeviceIsAnError) {
+TEST(exec_placement, ActivatingACpuSlotIsANoOpAndAMissingDeviceIsAnError) {
   EXPECT_NO_THROW(fe::activate_device(fe::DeviceSlot{}));
   if (!fe::probe_cuda().devices.empty()) GTEST_SKIP() << "a CUDA device is present";
   fe::DeviceSlot slot;

@@ -117,17 +117,17 @@ double cuda_time(double n) {
 
 // --- explicit choice ------------------------------------------------------------------
 
-TEST(exec_selector, BackendCpuRunsEverythingOnTheHost) {
+TEST(exec_selector, BackendCpuRunsEverythingOnCpu) {
   fe::SelectorConfig c = test_config();
   c.backend = fe::BackendChoice::cpu;
   fe::Selector sel(gpu_node(), c);
   const fe::KernelId k = sel.kernel("k");
   const fe::Decision d = sel.place(workload(k, 1e9));
-  EXPECT_EQ(d.backend, fe::Backend::host);
+  EXPECT_EQ(d.backend, fe::Backend::cpu);
   EXPECT_EQ(d.reason, fe::Reason::forced_cpu);
-  EXPECT_TRUE(sel.device().on_host());
+  EXPECT_TRUE(sel.device().on_cpu());
   EXPECT_FALSE(sel.cuda_usable());
-  EXPECT_EQ(sel.device_name(), "host");
+  EXPECT_EQ(sel.device_name(), "cpu");
 }
 
 TEST(exec_selector, BackendCudaRunsOnTheDeviceWhateverTheModelSays) {
@@ -138,7 +138,7 @@ TEST(exec_selector, BackendCudaRunsOnTheDeviceWhateverTheModelSays) {
   const fe::Decision d = sel.place(workload(k, 1));  // tiny: the model would say host
   EXPECT_EQ(d.backend, fe::Backend::cuda);
   EXPECT_EQ(d.reason, fe::Reason::forced_cuda);
-  EXPECT_GT(d.predicted_cuda, d.predicted_host);
+  EXPECT_GT(d.predicted_cuda, d.predicted_cpu);
   EXPECT_EQ(fe::to_string(sel.device()), "cuda:0");
   EXPECT_EQ(sel.device_name(), "NVIDIA A100-SXM4-40GB");
 }
@@ -150,7 +150,7 @@ TEST(exec_selector, DisabledGpuWinsOverEverything) {
   fe::Selector sel(gpu_node(), c);
   const fe::KernelId k = sel.kernel("k");
   const fe::Decision d = sel.place(workload(k, 1e9));
-  EXPECT_EQ(d.backend, fe::Backend::host);
+  EXPECT_EQ(d.backend, fe::Backend::cpu);
   EXPECT_EQ(d.reason, fe::Reason::gpu_disabled);
   // Disabled GPUs make a cuda request harmless even in a build without CUDA.
   EXPECT_NO_THROW(fe::Selector(cpu_node(false), c));
@@ -260,13 +260,13 @@ TEST(exec_selector, CudaInABuildWithoutCudaIsNotCompiled) {
 
 // --- availability ------------------------------------------------------------------------
 
-TEST(exec_selector, AutoWithoutTheCudaBackendRunsOnTheHost) {
+TEST(exec_selector, AutoWithoutTheCudaBackendRunsOnCpu) {
   fe::Selector sel(gpu_node(39.5, false), test_config());
   const fe::Decision d = sel.place(workload(sel.kernel("k"), 1e9));
-  EXPECT_EQ(d.backend, fe::Backend::host);
+  EXPECT_EQ(d.backend, fe::Backend::cpu);
   EXPECT_EQ(d.reason, fe::Reason::not_compiled);
   EXPECT_TRUE(std::isnan(d.predicted_cuda));
-  EXPECT_GT(d.predicted_host, 0.0);
+  EXPECT_GT(d.predicted_cpu, 0.0);
 }
 
 TEST(exec_selector, NoDeviceMeansHost) {
@@ -280,7 +280,7 @@ TEST(exec_selector, NoDeviceMeansHost) {
     fe::SelectorConfig c = test_config();
     c.max_ranks_per_gpu = 2;
     fe::Selector sel(gpu_node(39.5, true, 2, 3), c);
-    EXPECT_TRUE(sel.device().on_host());
+    EXPECT_TRUE(sel.device().on_cpu());
     EXPECT_EQ(sel.place(workload(sel.kernel("k"), 1e9)).reason, fe::Reason::no_device);
     fe::Selector first(gpu_node(39.5, true, 1, 3), c);
     EXPECT_EQ(first.device().device, 0);
@@ -291,7 +291,7 @@ TEST(exec_selector, NoDeviceMeansHost) {
     fe::SelectorConfig c = test_config();
     c.backend = fe::BackendChoice::cuda;
     fe::Selector sel(cpu_node(true), c);
-    EXPECT_EQ(sel.place(workload(sel.kernel("k"), 1e9)).backend, fe::Backend::host);
+    EXPECT_EQ(sel.place(workload(sel.kernel("k"), 1e9)).backend, fe::Backend::cpu);
   }
 }
 
@@ -308,7 +308,7 @@ TEST(exec_selector, WorkingSetBeyondTheDeviceBudgetRunsOnTheHost) {
   fe::Workload w = workload(k, 1000);
   w.device_bytes = 0.95 * gib;  // fits the device, not the margin
   fe::Decision d = sel.place(w);
-  EXPECT_EQ(d.backend, fe::Backend::host);
+  EXPECT_EQ(d.backend, fe::Backend::cpu);
   EXPECT_EQ(d.reason, fe::Reason::memory);
   w.device_bytes = 0.85 * gib;
   d = sel.place(w);
@@ -357,9 +357,9 @@ TEST(exec_selector, ModelPicksTheFasterBackendBySize) {
   fe::Selector sel(gpu_node(), c);
   const fe::KernelId k = sel.kernel("k");
   const fe::Decision small = sel.place(workload(k, 100));
-  EXPECT_EQ(small.backend, fe::Backend::host);
+  EXPECT_EQ(small.backend, fe::Backend::cpu);
   EXPECT_EQ(small.reason, fe::Reason::model);
-  EXPECT_LT(small.predicted_host, small.predicted_cuda);
+  EXPECT_LT(small.predicted_cpu, small.predicted_cuda);
   fe::Workload big = workload(k, 1e8);
   big.transfer_bytes = 0.0;  // resident data
   const fe::Decision large = sel.place(big);
@@ -398,7 +398,7 @@ TEST(exec_selector, ExplorationTriesTheOtherBackendUntilItHasSamples) {
   // Every 2nd call until cuda has 3 samples, then one call in 8.
   EXPECT_EQ(cuda_calls, (std::vector<int>{2, 4, 6, 8, 16, 24, 32, 40}));
   EXPECT_EQ(sel.model().samples(k, fe::Backend::cuda), 8u);
-  EXPECT_EQ(sel.stats(k, fe::Backend::host).calls, 32u);
+  EXPECT_EQ(sel.stats(k, fe::Backend::cpu).calls, 32u);
   EXPECT_EQ(cuda_runs, 8);
 }
 
@@ -412,8 +412,8 @@ TEST(exec_selector, WithoutLearningThereIsNoExplorationAndNoSample) {
         workload(k, 100), [] {}, [] { FAIL() << "cuda was explored"; });
     EXPECT_EQ(r.decision.reason, fe::Reason::model);
   }
-  EXPECT_EQ(sel.model().samples(k, fe::Backend::host), 0u);
-  EXPECT_EQ(sel.stats(k, fe::Backend::host).calls, 50u);
+  EXPECT_EQ(sel.model().samples(k, fe::Backend::cpu), 0u);
+  EXPECT_EQ(sel.stats(k, fe::Backend::cpu).calls, 50u);
 }
 
 TEST(exec_selector, LearnsTheCrossoverFromMeasuredTimes) {
@@ -437,16 +437,16 @@ TEST(exec_selector, LearnsTheCrossoverFromMeasuredTimes) {
     }
   }
   EXPECT_LE(calls, 210);
-  EXPECT_TRUE(sel.model().fitted(k, fe::Backend::host));
+  EXPECT_TRUE(sel.model().fitted(k, fe::Backend::cpu));
   EXPECT_TRUE(sel.model().fitted(k, fe::Backend::cuda));
   const auto nstar = sel.model().crossover(k);
   ASSERT_TRUE(nstar.has_value());
   EXPECT_NEAR(*nstar, 20000.0, 0.2 * 20000.0);
   for (double n : {100.0, 1000.0, 2000.0, 10000.0}) {
     const fe::Decision d = sel.decide(workload(k, n));
-    EXPECT_EQ(d.backend, fe::Backend::host) << n;
+    EXPECT_EQ(d.backend, fe::Backend::cpu) << n;
     EXPECT_EQ(d.reason, fe::Reason::model);
-    EXPECT_NEAR(d.predicted_host, host_time(n), 0.05 * host_time(n));
+    EXPECT_NEAR(d.predicted_cpu, host_time(n), 0.05 * host_time(n));
   }
   for (double n : {40000.0, 200000.0, 1e7}) {
     const fe::Decision d = sel.decide(workload(k, n));
@@ -458,7 +458,7 @@ TEST(exec_selector, LearnsTheCrossoverFromMeasuredTimes) {
     const fe::RunResult r = sel.run(
         workload(k, n), [&] { clock += host_time(n); }, [&] { clock += cuda_time(n); });
     if (r.decision.reason == fe::Reason::model) {
-      EXPECT_EQ(r.ran_on, host_time(n) < cuda_time(n) ? fe::Backend::host : fe::Backend::cuda) << n;
+      EXPECT_EQ(r.ran_on, host_time(n) < cuda_time(n) ? fe::Backend::cpu : fe::Backend::cuda) << n;
     }
   }
 }
@@ -482,7 +482,7 @@ TEST(exec_selector, FailingCudaPathFallsBackAndIsDroppedAfterTheLimit) {
           throw std::runtime_error("cudaErrorMemoryAllocation: out of memory");
         });
     EXPECT_EQ(result, 42.0 + i) << "the result was lost in call " << i;
-    EXPECT_EQ(r.ran_on, fe::Backend::host);
+    EXPECT_EQ(r.ran_on, fe::Backend::cpu);
     EXPECT_EQ(r.fell_back, i < 3);
     EXPECT_EQ(r.decision.reason, i < 3 ? fe::Reason::forced_cuda : fe::Reason::cuda_failed);
   }
@@ -490,11 +490,11 @@ TEST(exec_selector, FailingCudaPathFallsBackAndIsDroppedAfterTheLimit) {
   EXPECT_TRUE(sel.cuda_disabled(k));
   EXPECT_EQ(sel.stats(k, fe::Backend::cuda).failures, 3u);
   EXPECT_EQ(sel.stats(k, fe::Backend::cuda).calls, 0u);
-  EXPECT_EQ(sel.stats(k, fe::Backend::host).calls, 10u);
+  EXPECT_EQ(sel.stats(k, fe::Backend::cpu).calls, 10u);
   const std::string text = log.text();
-  EXPECT_EQ(count_of(text, "re-running it on the host"), 1) << text;  // later ones: debug
+  EXPECT_EQ(count_of(text, "re-running it on cpu"), 1) << text;  // later ones: debug
   EXPECT_NE(text.find("out of memory"), std::string::npos);
-  EXPECT_EQ(count_of(text, "runs on the host only"), 1) << text;
+  EXPECT_EQ(count_of(text, "runs on cpu only"), 1) << text;
   // Other kernels still use the device.
   const fe::KernelId other = sel.kernel("other");
   EXPECT_EQ(sel.place(workload(other, 1e6)).backend, fe::Backend::cuda);
@@ -548,12 +548,12 @@ TEST(exec_selector, RunTimesCallsAndReportsThem) {
       big, [] {}, [&] { clock += 1e-3; });
   EXPECT_EQ(r.ran_on, fe::Backend::cuda);
   EXPECT_NEAR(r.seconds, 1e-3, 1e-15);
-  EXPECT_EQ(sel.model().samples(a, fe::Backend::host), 4u);
+  EXPECT_EQ(sel.model().samples(a, fe::Backend::cpu), 4u);
 
   const auto rows = sel.report();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].kernel, "alpha");
-  EXPECT_EQ(rows[0].backend, fe::Backend::host);
+  EXPECT_EQ(rows[0].backend, fe::Backend::cpu);
   EXPECT_EQ(rows[0].calls, 4u);
   EXPECT_NEAR(rows[0].total_seconds, 8e-6, 1e-15);
   EXPECT_NEAR(rows[0].mean_seconds, 2e-6, 1e-15);
@@ -642,10 +642,10 @@ TEST(exec_selector, LearnedModelIsKeptBetweenRuns) {
   fe::Selector second(gpu_node(), c);
   const auto k = second.model().find_kernel("k");
   ASSERT_TRUE(k.has_value());
-  EXPECT_TRUE(second.model().fitted(*k, fe::Backend::host));
-  EXPECT_GT(second.model().samples(*k, fe::Backend::host), 0u);
+  EXPECT_TRUE(second.model().fitted(*k, fe::Backend::cpu));
+  EXPECT_GT(second.model().samples(*k, fe::Backend::cpu), 0u);
   EXPECT_EQ(second.kernel("k"), *k);
-  EXPECT_EQ(second.stats(*k, fe::Backend::host).calls, 0u);
+  EXPECT_EQ(second.stats(*k, fe::Backend::cpu).calls, 0u);
   // A rank on another device (here: the host) has its own file.
   fe::SelectorConfig cpu = c;
   cpu.backend = fe::BackendChoice::cpu;
@@ -668,7 +668,7 @@ TEST(exec_selector, PlaceAndRunDoNotAllocate) {
   for (int i = 0; i < 2000; ++i) {
     const fe::Workload& w = ws[static_cast<std::size_t>(i) % ws.size()];
     const fe::Decision d = sel.place(w);
-    sink += d.predicted_host;
+    sink += d.predicted_cpu;
     const fe::RunResult r = sel.run(
         w, [&] { sink += 1.0; }, [&] { sink += 2.0; });
     sink += r.seconds;
@@ -679,5 +679,5 @@ TEST(exec_selector, PlaceAndRunDoNotAllocate) {
   const long registered = allocations.load();
   sel.kernel("a_kernel_name_longer_than_the_small_string_buffer");
   EXPECT_GT(allocations.load(), registered);
-  EXPECT_GT(sel.stats(k, fe::Backend::cuda).calls + sel.stats(k, fe::Backend::host).calls, 0u);
+  EXPECT_GT(sel.stats(k, fe::Backend::cuda).calls + sel.stats(k, fe::Backend::cpu).calls, 0u);
 }

@@ -449,7 +449,7 @@ TEST(fode_solver_test, FftSquaresRunThroughTheSelectorAsKernelHistoryFft) {
   ff::FodeSolver with(MPI_COMM_SELF, p, rhs, o, &selector);
   const ff::FodeStats stats = with.solve();
   const fe::KernelId id = selector.kernel("history_fft");
-  EXPECT_EQ(static_cast<std::int64_t>(selector.stats(id, fe::Backend::host).calls),
+  EXPECT_EQ(static_cast<std::int64_t>(selector.stats(id, fe::Backend::cpu).calls),
             stats.fft_squares);
   EXPECT_GT(stats.fft_squares, 0);
   ff::FodeSolver without(MPI_COMM_SELF, p, rhs, o);

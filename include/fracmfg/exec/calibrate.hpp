@@ -13,7 +13,7 @@
 // cuda calls on them, described by the same Workload (elements, bytes, transfers) as the
 // solvers' calls, so the model's size variable means the same in both.
 //
-// calibrate() times each kernel on each backend this rank can use (host always; cuda when
+// calibrate() times each kernel on each backend this rank can use (cpu always; cuda when
 // the selector has a device and options.cuda is set) at sizes log-spaced from min_size to
 // max_size (per_decade per decade, both ends included): per size one untimed warm-up call
 // (plans, caches, first-touch), then `repeats` timed calls, each recorded as a sample in
@@ -76,7 +76,7 @@ struct CalibrationOptions {
   double max_size = 1e7;                ///< >= min_size
   int per_decade = 2;                   ///< sizes per decade (log-spaced), >= 1
   int repeats = 3;                      ///< timed calls per size, >= 1
-  bool host = true;                     ///< calibrate the host backend
+  bool cpu = true;                      ///< calibrate the cpu backend
   bool cuda = true;                     ///< calibrate cuda where the rank has a device
   double max_seconds_per_kernel = 4.0;  ///< time cap per (kernel, backend), > 0
   double max_seconds_per_size = 1.0;    ///< repeats are cut beyond this, > 0
@@ -91,7 +91,7 @@ std::vector<std::int64_t> calibration_sizes(const CalibrationOptions& options);
 /// What calibrate() did for one (kernel, backend).
 struct CalibrationEntry {
   std::string kernel;
-  Backend backend = Backend::host;
+  Backend backend = Backend::cpu;
   int sizes = 0;              ///< sizes measured
   std::uint64_t samples = 0;  ///< samples recorded by this calibration
   double min_units = 0.0;     ///< smallest and largest size measured (units)

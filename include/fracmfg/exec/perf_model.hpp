@@ -23,7 +23,11 @@
 //   fracmfg-perf-model 1
 //   host <host name>
 //   device <device name>
-//   entry <kernel> <host|cuda> <count> <W> <Sn> <St> <Snn> <Snt>
+//   entry <kernel> <cpu|cuda> <count> <W> <Sn> <St> <Snn> <Snt>
+// A rank without a device has the device name "cpu". Files written before the backend had
+// one name say "host" for cpu (in entries, and as the device name: "<host>__host.perf");
+// they are read as cpu, and a missing "<host>__cpu.perf" is read from such a file (the next
+// save writes the merged samples under the new name and leaves the old file as it was).
 // save() merges: under an flock on "<file>.lock" it reads the file, adds this model's
 // samples since its last load/save (file sums x lambda^k + new sums, k = new samples),
 // writes a temporary file in the same directory and renames it over the old one, so
@@ -77,7 +81,7 @@ struct SampleSums {
 
 class PerfModel {
  public:
-  /// host_name and device_name identify the persistence file ("host" for a rank without
+  /// host_name and device_name identify the persistence file ("cpu" for a rank without
   /// a device).
   PerfModel(std::string host_name, std::string device_name, PerfModelOptions options = {},
             core::Logger log = {});

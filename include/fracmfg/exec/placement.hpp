@@ -3,7 +3,7 @@
 //
 // Rule (deterministic, a pure function of the devices, the node size and the limit):
 //  - at most max_ranks_per_gpu ranks per device (<= 0: no limit); ranks beyond the devices'
-//    total capacity run on the host;
+//    total capacity use cpu;
 //  - with no more ranks than devices, each rank gets a device of its own: the most capable
 //    ones (device_score, ties to the lower device id);
 //  - otherwise every device gets at least one rank and the ranks are shared out in
@@ -12,7 +12,7 @@
 //    (8 ranks on 4 devices: 2 each; on 3 devices: 3/3/2);
 //  - node-local ranks are given out in contiguous blocks in device order (ranks 0..k-1 on
 //    the first device, ...), which keeps ranks bound to one socket on that socket's
-//    devices under the usual block rank mapping; the highest node ranks go to the host.
+//    devices under the usual block rank mapping; the highest node ranks use cpu.
 
 #include <string>
 #include <vector>
@@ -23,17 +23,17 @@ namespace fracmfg::exec {
 
 /// The device of one rank.
 struct DeviceSlot {
-  /// CUDA runtime device id (as in Hardware::gpus[i].id), or -1 for the host.
+  /// CUDA runtime device id (as in Hardware::gpus[i].id), or -1 for none (the cpu backend).
   int device = -1;
-  /// Index into Hardware::gpus, or -1 for the host.
+  /// Index into Hardware::gpus, or -1 for none.
   int gpu_index = -1;
-  /// How many node-local ranks share this device (this one included); 0 on the host.
+  /// How many node-local ranks share this device (this one included); 0 without a device.
   int sharing = 0;
 
-  bool on_host() const { return device < 0; }
+  bool on_cpu() const { return device < 0; }
 };
 
-/// "host" or "cuda:<device id>".
+/// "cpu" (no device) or "cuda:<device id>".
 std::string to_string(const DeviceSlot& slot);
 
 /// How many ranks each of hw.gpus receives (same order) when node_size ranks share the
@@ -49,7 +49,7 @@ DeviceSlot place_rank(const Hardware& hw, int node_rank, int node_size, int max_
 /// The slot of the rank hw describes (hw.node_rank of hw.node_size).
 DeviceSlot place_rank(const Hardware& hw, int max_ranks_per_gpu);
 
-/// Makes slot's device current for the calling host thread (cudaSetDevice). A host slot is
+/// Makes slot's device current for the calling host thread (cudaSetDevice). A cpu slot is
 /// a no-op. Throws NotCompiled in a build without CUDA and Error when the runtime refuses.
 void activate_device(const DeviceSlot& slot);
 

@@ -19,7 +19,7 @@
 //     no GPU visible, or the rank is beyond max_ranks_per_gpu), or the cuda path of this
 //     kernel failed failure_limit times on this rank (cuda_failed);
 //  3. memory: Workload::device_bytes above this rank's device budget = free device memory
-//     x (1 - memory_margin) / ranks sharing the device -> host (memory), or,
+//     x (1 - memory_margin) / ranks sharing the device -> cpu (memory), or,
 //     for a chunkable workload, Decision::chunks = ceil(device_bytes / budget);
 //  4. backend cuda -> cuda (forced_cuda); otherwise the performance model: the backend with
 //     the smaller predicted time (model). Before a (kernel, backend) has fitted samples its
@@ -116,9 +116,9 @@ struct SelectorConfig {
   double exploration = 1.0 / 256;  ///< fraction of calls exploring after K (0: never)
   /// Fraction of free device memory kept in reserve, in [0, 1).
   double memory_margin = 0.10;
-  /// cuda failures of a kernel after which it runs on the host only (>= 1).
+  /// cuda failures of a kernel after which it runs on cpu only (>= 1).
   int failure_limit = 3;
-  /// Ranks allowed per GPU (<= 0: no limit); further ranks use the host.
+  /// Ranks allowed per GPU (<= 0: no limit); further ranks use cpu.
   int max_ranks_per_gpu = 0;
   /// Performance files directory; empty: PerfModel::default_directory().
   std::string perf_dir;
@@ -154,25 +154,25 @@ enum class Reason : std::uint8_t {
 const char* to_string(Reason reason);
 
 struct Decision {
-  Backend backend = Backend::host;
+  Backend backend = Backend::cpu;
   Reason reason = Reason::forced_cpu;
   /// > 1: the device budget holds only 1/chunks of the working set (chunkable workloads).
   int chunks = 1;
   /// Predicted seconds of the call on each backend (model or prior); NaN when the backend
   /// cannot run it in this build/rank.
-  double predicted_host = std::numeric_limits<double>::quiet_NaN();
+  double predicted_cpu = std::numeric_limits<double>::quiet_NaN();
   double predicted_cuda = std::numeric_limits<double>::quiet_NaN();
 
   /// A fixed sentence explaining the reason (no allocation).
   const char* text() const;
 };
-/// "cuda (model: predicted 12.3 us on cuda, 45.6 us on host)" and the like.
+/// "cuda (model: predicted 12.3 us on cuda, 45.6 us on cpu)" and the like.
 std::string describe(const Decision& decision);
 
 /// What run() did.
 struct RunResult {
   Decision decision;
-  Backend ran_on = Backend::host;
+  Backend ran_on = Backend::cpu;
   bool fell_back = false;  ///< cuda was tried and failed; host_fn produced the result
   double seconds = 0.0;    ///< time of the call that produced the result
 };
@@ -180,7 +180,7 @@ struct RunResult {
 /// Per (kernel, backend) counters of one rank.
 struct BackendStats {
   std::uint64_t calls = 0;     ///< completed calls on this backend
-  std::uint64_t failures = 0;  ///< failed cuda attempts (always 0 for host)
+  std::uint64_t failures = 0;  ///< failed cuda attempts (always 0 for cpu)
   double seconds = 0.0;        ///< total time of the completed calls
 };
 
@@ -188,7 +188,7 @@ struct BackendStats {
 struct ReportRow {
   int rank = 0;
   std::string kernel;
-  Backend backend = Backend::host;
+  Backend backend = Backend::cpu;
   std::uint64_t calls = 0;
   std::uint64_t failures = 0;
   double total_seconds = 0.0;
@@ -228,7 +228,7 @@ class Selector {
   /// Applies the environment (config.use_environment), checks the config (Error for values
   /// out of range), places the rank on a device (placement.hpp, with
   /// config.max_ranks_per_gpu), makes it current (probed hardware, config.activate_device;
-  /// a refusal is a warning and the rank uses the host) and loads the performance file
+  /// a refusal is a warning and the rank uses cpu) and loads the performance file
   /// (config.persist). Throws NotCompiled when backend cuda is asked for and
   /// hardware.cuda_compiled is false. Not collective.
   Selector(Hardware hardware, SelectorConfig config, core::Logger log = {});
@@ -269,8 +269,8 @@ class Selector {
     const double t0 = now();
     host_fn();
     result.seconds = now() - t0;
-    result.ran_on = Backend::host;
-    record(w, Backend::host, result.seconds);
+    result.ran_on = Backend::cpu;
+    record(w, Backend::cpu, result.seconds);
     return result;
   }
 
@@ -293,7 +293,7 @@ class Selector {
   /// The effective configuration (environment applied).
   const SelectorConfig& config() const { return config_; }
   const DeviceSlot& device() const { return slot_; }
-  /// Name of the rank's device, "host" without one (also names the performance file).
+  /// Name of the rank's device, "cpu" without one (also names the performance file).
   const std::string& device_name() const { return device_name_; }
   /// True when a call may run on cuda at all (compiled, a device, not disabled or forced
   /// to cpu).

@@ -18,12 +18,13 @@
 namespace fracmfg::exec {
 
 /// Where a kernel call runs.
-enum class Backend : std::uint8_t { host = 0, cuda = 1 };
+enum class Backend : std::uint8_t { cpu = 0, cuda = 1 };
 inline constexpr int backend_count = 2;
 
-/// "host" | "cuda".
+/// "cpu" | "cuda": the words of decks, reports, logs and performance files.
 const char* to_string(Backend backend);
-/// "host" (also "cpu") | "cuda" -> Backend; nullopt for anything else.
+/// "cpu" | "cuda" -> Backend; also "host", the word for cpu in files written before the
+/// backend had one name (performance models), read as cpu. nullopt for anything else.
 std::optional<Backend> parse_backend(std::string_view text);
 
 /// A kernel name interned by PerfModel::kernel / Selector::kernel: a small index, valid for
@@ -54,7 +55,7 @@ struct Workload {
   /// memory check.
   double device_bytes = 0.0;
   /// True when the cuda path can process the data in chunks that fit the device; a working
-  /// set that does not fit then yields Decision::chunks > 1 instead of a host run.
+  /// set that does not fit then yields Decision::chunks > 1 instead of a cpu run.
   bool chunkable = false;
 
   /// The performance model's size variable n = elements x max(repeats, 1).

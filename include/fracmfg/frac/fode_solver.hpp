@@ -56,6 +56,12 @@
 // carries on with meaningless values until then). Newton iterations that reach
 // newton_max_iterations are counted and warned about once.
 //
+// The family's solve() contract (core/solve_control.hpp) less the checkpoints: a fode run is
+// short (seconds) and its state is its whole history, so solve() writes none and does not
+// poll stop requests (a signal keeps its default action; the runner's output file is then
+// never left half-written, io::H5Writer commits atomically); progress and output go through
+// the observer (frac::run_fode_deck writes a progress line from it).
+//
 // Collectivity: the constructor and solve() are collective on comm; function, jacobian and
 // pointwise callables run on every rank for its own components (not collective); the
 // observer runs on every rank at the same steps.

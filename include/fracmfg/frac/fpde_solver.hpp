@@ -64,6 +64,7 @@
 
 #include "fracmfg/core/expression.hpp"
 #include "fracmfg/core/logger.hpp"
+#include "fracmfg/core/solve_control.hpp"
 #include "fracmfg/frac/fpde_grid.hpp"
 #include "fracmfg/frac/fpde_history.hpp"
 #include "fracmfg/frac/fpde_problem.hpp"
@@ -92,6 +93,14 @@ struct FpdeStatistics {
   double solve_seconds = 0.0;    ///< in KSPSolve / SNESSolve
   double history_seconds = 0.0;  ///< updating the L1 history
   double total_seconds = 0.0;    ///< in advance()
+};
+
+/// What one solve() call did.
+struct FpdeSolveResult {
+  std::int64_t first_step = 0;   ///< the step it started from
+  std::int64_t last_step = 0;    ///< the step it ended at
+  std::int64_t checkpoints = 0;  ///< checkpoints written
+  std::string checkpoint;        ///< the last checkpoint written ("" if none)
 };
 
 /// Discrete error norms against an exact solution at the current time.
@@ -129,6 +138,18 @@ class FpdeSolver {
   /// Steps until step() == last (clamped to steps()); after_step(*this) after each step.
   /// Collective.
   void run_until(std::int64_t last, const std::function<void(const FpdeSolver&)>& after_step = {});
+
+  /// The family's solve() (core/solve_control.hpp): steps to `last` (negative: the last
+  /// step; clamped to steps()), calling after_step(*this) after each step (to write
+  /// output), with a progress line (step, t, linear iterations, ms per step, elapsed, ETA to
+  /// `last`) at info level at most once per options.progress_interval, a checkpoint every
+  /// checkpoint.every steps, and after each step before `last` a stop request
+  /// (core::stop_requested) answered with a checkpoint and core::Interrupted(step). Ending
+  /// before the last step (last < steps()) leaves a checkpoint there, unless a regular one
+  /// was just written, so that the run can be continued. No checkpoint is written when
+  /// checkpoint.file is empty. Collective.
+  FpdeSolveResult solve(const core::CheckpointOptions& checkpoint = {}, std::int64_t last = -1,
+                        const std::function<void(const FpdeSolver&)>& after_step = {});
 
   /// Writes u, the step, the time and the history state (time_fractional) to a checkpoint
   /// (io::CheckpointWriter; atomically replaces `path`). Collective.

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "exec/cuda/cuda_runtime.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 
 namespace fracmfg::exec::cuda {
 
@@ -22,9 +23,7 @@ __global__ void axpy_kernel(double a, const double* x, double* y, std::size_t n)
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
-std::string error_text(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-}
+using kernels::cuda::cuda_error_text;
 }  // namespace
 
 CudaStatus probe() {
@@ -36,7 +35,7 @@ CudaStatus probe() {
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     // cudaErrorInsufficientDriver / cudaErrorNoDevice: no usable GPU, not an error.
-    s.status = error_text(e);
+    s.status = cuda_error_text(e);
     cudaGetLastError();
     return s;
   }
@@ -63,32 +62,26 @@ std::string free_memory(int device, std::size_t& free_bytes, std::size_t& total_
   if (e == cudaSuccess) e = cudaMemGetInfo(&free_bytes, &total_bytes);
   if (e == cudaSuccess) return {};
   cudaGetLastError();
-  return error_text(e);
+  return cuda_error_text(e);
 }
 
 std::string axpy(int device, double a, const double* x, double* y, std::size_t n) {
-  cudaError_t e = cudaSetDevice(device);
-  if (e != cudaSuccess) return error_text(e);
-  double* dx = nullptr;
-  double* dy = nullptr;
-  const std::size_t bytes = n * sizeof(double);
-  std::string err;
-  if ((e = cudaMalloc(&dx, bytes)) != cudaSuccess || (e = cudaMalloc(&dy, bytes)) != cudaSuccess ||
-      (e = cudaMemcpy(dx, x, bytes, cudaMemcpyHostToDevice)) != cudaSuccess ||
-      (e = cudaMemcpy(dy, y, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
-    err = error_text(e);
-  } else {
+  namespace kc = kernels::cuda;
+  try {
+    kc::cuda_check(cudaSetDevice(device), "cudaSetDevice");
+    const kc::DeviceArray<double> dx = kc::device_alloc<double>(n, "cudaMalloc (x)");
+    const kc::DeviceArray<double> dy = kc::device_alloc<double>(n, "cudaMalloc (y)");
+    kc::copy_to_device(dx.get(), x, n, "copy of x");
+    kc::copy_to_device(dy.get(), y, n, "copy of y");
     const unsigned threads = 256;
     const unsigned blocks = static_cast<unsigned>((n + threads - 1) / threads);
-    axpy_kernel<<<blocks, threads>>>(a, dx, dy, n);
-    if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess ||
-        (e = cudaMemcpy(y, dy, bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
-      err = error_text(e);
-    }
+    if (n > 0) axpy_kernel<<<blocks, threads>>>(a, dx.get(), dy.get(), n);
+    kc::cuda_sync_check("axpy kernel");
+    kc::copy_to_host(y, dy.get(), n, "copy of y back");
+  } catch (const Error& e) {
+    return e.what();
   }
-  cudaFree(dx);
-  cudaFree(dy);
-  return err;
+  return {};
 }
 
 }  // namespace fracmfg::exec::cuda

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "exec/cuda/device_select.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 
 namespace fracmfg::exec::cuda {
 
@@ -14,7 +15,7 @@ std::string select_device(int device) {
   if (e == cudaSuccess) e = cudaFree(nullptr);
   if (e == cudaSuccess) return {};
   cudaGetLastError();
-  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+  return kernels::cuda::cuda_error_text(e);
 }
 
 }  // namespace fracmfg::exec::cuda

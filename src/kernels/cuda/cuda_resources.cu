@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "fracmfg/core/error.hpp"
 #include "kernels/cuda/resource_cache.hpp"
@@ -11,51 +12,14 @@
 
 namespace fracmfg::kernels::cuda {
 
-namespace {
-
-// Makes `device` current while destroying its objects; restores the previous one. Errors
-// are ignored: destruction must not throw, and a dead context has nothing left to free.
-class QuietDeviceGuard {
- public:
-  explicit QuietDeviceGuard(int device) {
-    ok_ = cudaGetDevice(&previous_) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
-    cudaGetLastError();
-  }
-  QuietDeviceGuard(const QuietDeviceGuard&) = delete;
-  QuietDeviceGuard& operator=(const QuietDeviceGuard&) = delete;
-  ~QuietDeviceGuard() {
-    if (ok_) cudaSetDevice(previous_);
-    cudaGetLastError();
-  }
-
- private:
-  int previous_ = 0;
-  bool ok_ = false;
-};
-
-}  // namespace
-
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) {
-    throw Error(std::string("CUDA cuFFT error in ") + what + ": cufftResult " +
-                std::to_string(static_cast<int>(r)));
-  }
-}
-
-void cusparse_check(cusparseStatus_t s, const char* what) {
-  if (s != CUSPARSE_STATUS_SUCCESS) {
-    throw Error(std::string("CUDA cuSPARSE error in ") + what + ": " + cusparseGetErrorString(s));
-  }
-}
-
-cufftHandle create_fft_plan(const FftPlanKey& key) {
+FftPlan create_fft_plan(const FftPlanKey& key) {
   if (key.rank < 1 || key.rank > 2) throw Error("CUDA cuFFT plan: rank must be 1 or 2");
   int dims[2] = {static_cast<int>(key.dims[0]), static_cast<int>(key.dims[1])};
   cufftHandle plan = 0;
   cufft_check(cufftPlanMany(&plan, key.rank, dims, nullptr, 1, 0, nullptr, 1, 0, key.type,
                             static_cast<int>(key.batch)),
               "cufftPlanMany");
-  return plan;
+  return FftPlan(plan, key.device);
 }
 
 // --- cache ---------------------------------------------------------------------------------
@@ -66,50 +30,37 @@ cufftHandle ResourceCache::plan(const FftPlanKey& key) {
     if (p.key == key) {
       p.last_use = clock;
       ++counts.plan_reuses;
-      return p.plan;
+      return p.plan.get();
     }
   }
-  const cufftHandle created = create_fft_plan(key);
+  FftPlan created = create_fft_plan(key);
   if (plans.size() >= max_plans) {
     auto oldest = std::min_element(plans.begin(), plans.end(), [](const Plan& a, const Plan& b) {
       return a.last_use < b.last_use;
     });
-    {
-      const QuietDeviceGuard guard(oldest->key.device);
-      cufftDestroy(oldest->plan);
-    }
-    plans.erase(oldest);
+    plans.erase(oldest);  // destroys its plan
     ++counts.plans_evicted;
   }
-  plans.push_back(Plan{key, created, clock});
+  const cufftHandle plan = created.get();
+  plans.push_back(Plan{key, std::move(created), clock});
   ++counts.plans_created;
-  return created;
+  return plan;
 }
 
 cusparseHandle_t ResourceCache::sparse(int device) {
-  for (const Handle& h : handles) {
-    if (h.device == device) {
+  for (const SparseHandle& h : handles) {
+    if (h.device() == device) {
       ++counts.handle_reuses;
-      return h.handle;
+      return h.get();
     }
   }
-  cusparseHandle_t h = nullptr;
-  cusparse_check(cusparseCreate(&h), "cusparseCreate");
-  handles.push_back(Handle{device, h});
+  handles.push_back(create_sparse_handle(device));
   ++counts.handles_created;
-  return h;
+  return handles.back().get();
 }
 
 void ResourceCache::clear() noexcept {
-  for (const Plan& p : plans) {
-    const QuietDeviceGuard guard(p.key.device);
-    cufftDestroy(p.plan);
-  }
-  plans.clear();
-  for (const Handle& h : handles) {
-    const QuietDeviceGuard guard(h.device);
-    cusparseDestroy(h.handle);
-  }
+  plans.clear();  // each handle is destroyed with its device current
   handles.clear();
 }
 
@@ -119,26 +70,18 @@ FftPlanRef::FftPlanRef(ResourceCache* cache, const FftPlanKey& key) {
   if (cache != nullptr) {
     plan_ = cache->plan(key);
   } else {
-    plan_ = create_fft_plan(key);
-    owned_ = true;
+    owned_ = create_fft_plan(key);
+    plan_ = owned_.get();
   }
-}
-
-FftPlanRef::~FftPlanRef() {
-  if (owned_) cufftDestroy(plan_);
 }
 
 SparseHandleRef::SparseHandleRef(ResourceCache* cache, int device) {
   if (cache != nullptr) {
     handle_ = cache->sparse(device);
   } else {
-    cusparse_check(cusparseCreate(&handle_), "cusparseCreate");
-    owned_ = true;
+    owned_ = create_sparse_handle(device);
+    handle_ = owned_.get();
   }
-}
-
-SparseHandleRef::~SparseHandleRef() {
-  if (owned_ && handle_ != nullptr) cusparseDestroy(handle_);
 }
 
 // --- host-callable management ---------------------------------------------------------------

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 #include "kernels/cuda/history_cuda.hpp"
 #include "kernels/cuda/resource_cache_cuda.hpp"
 #include "kernels/history_item.hpp"
@@ -19,13 +19,6 @@ namespace fracmfg::kernels::cuda {
 namespace {
 
 constexpr unsigned threads_per_block = 256;
-
-__device__ std::int64_t global_thread() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::int64_t grid_threads() {
-  return static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-}
 
 // The signal block on the device is dense: row s of the chunk at signal[s * components].
 __global__ void pad_kernel(std::int64_t total, std::int64_t fft_length, std::int64_t rows,

@@ -6,7 +6,7 @@
 #include <cufft.h>
 #include <string>
 
-#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 #include "kernels/cuda/kde_cuda.hpp"
 #include "kernels/cuda/resource_cache_cuda.hpp"
 #include "kernels/kde_item.hpp"
@@ -16,13 +16,6 @@ namespace fracmfg::kernels::cuda {
 namespace {
 
 constexpr unsigned threads_per_block = 256;
-
-__device__ std::int64_t global_thread() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::int64_t grid_threads() {
-  return static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-}
 
 __global__ void bin_kernel(detail::KdeAxisPlan px, detail::KdeAxisPlan py, int dim,
                            std::int64_t count, const double* x, const double* y, const double* w,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fracmfg/kernels/cuda_resources.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 
 namespace fracmfg::kernels::cuda {
 
@@ -28,13 +29,8 @@ struct FftPlanKey {
   }
 };
 
-/// Throws fracmfg::Error("CUDA cuFFT error in <what>: ...") unless r is CUFFT_SUCCESS.
-void cufft_check(cufftResult r, const char* what);
-/// Throws fracmfg::Error("CUDA cuSPARSE error in <what>: ...") unless s is success.
-void cusparse_check(cusparseStatus_t s, const char* what);
-
-/// Creates a plan of this shape (the caller owns it); the device must be current.
-cufftHandle create_fft_plan(const FftPlanKey& key);
+/// Creates a plan of this shape on key.device, which must be current.
+FftPlan create_fft_plan(const FftPlanKey& key);
 
 /// A plan owned by a cache, or by this object when no cache is given (then destroyed with
 /// it): the one way the kernels obtain plans.
@@ -43,12 +39,11 @@ class FftPlanRef {
   FftPlanRef(ResourceCache* cache, const FftPlanKey& key);
   FftPlanRef(const FftPlanRef&) = delete;
   FftPlanRef& operator=(const FftPlanRef&) = delete;
-  ~FftPlanRef();
   cufftHandle get() const { return plan_; }
 
  private:
+  FftPlan owned_;  ///< without a cache
   cufftHandle plan_ = 0;
-  bool owned_ = false;
 };
 
 /// The cuSPARSE handle of `device` (current), from the cache or owned like FftPlanRef.
@@ -57,23 +52,18 @@ class SparseHandleRef {
   SparseHandleRef(ResourceCache* cache, int device);
   SparseHandleRef(const SparseHandleRef&) = delete;
   SparseHandleRef& operator=(const SparseHandleRef&) = delete;
-  ~SparseHandleRef();
   cusparseHandle_t get() const { return handle_; }
 
  private:
+  SparseHandle owned_;  ///< without a cache
   cusparseHandle_t handle_ = nullptr;
-  bool owned_ = false;
 };
 
 struct ResourceCache {
   struct Plan {
     FftPlanKey key;
-    cufftHandle plan = 0;
+    FftPlan plan;
     std::uint64_t last_use = 0;
-  };
-  struct Handle {
-    int device = 0;
-    cusparseHandle_t handle = nullptr;
   };
 
   explicit ResourceCache(std::size_t max) : max_plans(max < 2 ? 2 : max) {}
@@ -91,7 +81,7 @@ struct ResourceCache {
   std::size_t max_plans;
   std::uint64_t clock = 0;
   std::vector<Plan> plans;
-  std::vector<Handle> handles;
+  std::vector<SparseHandle> handles;
   CudaResourceCounts counts;
 };
 

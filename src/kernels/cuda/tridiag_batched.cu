@@ -14,7 +14,7 @@
 #include <string>
 
 #include "fracmfg/kernels/cuda_resources.hpp"
-#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/cuda_handles.hpp"
 #include "kernels/cuda/resource_cache_cuda.hpp"
 #include "kernels/cuda/tridiag_batched_cuda.hpp"
 #include "kernels/host/kernel_checks.hpp"
@@ -28,13 +28,6 @@ constexpr const char* who = "tridiag_batched_cuda";
 constexpr unsigned threads_per_block = 128;
 constexpr int tile = 32;
 constexpr unsigned long long no_failure = ~0ULL;
-
-__device__ std::int64_t global_thread() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::int64_t grid_threads() {
-  return static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-}
 
 // out (cols x rows) = transpose of in (rows x cols), both row-major; tiled through shared
 // memory so that reads and writes are both coalesced.
@@ -175,33 +168,49 @@ void download(const double* dev, double* host, double* tmp, std::int64_t m, std:
   copy_to_host(host, tmp, count, "device-to-host copy");
 }
 
+// The four arrays of a batch, copied to the device in the solver's `native` layout, with
+// the scratch array a layout change transposes through (empty when none is needed).
+struct DeviceBatch {
+  DeviceBatch(const TridiagBatch& batch, TridiagLayout native_layout)
+      : m(batch.systems), n(batch.size), layout(batch.layout), native(native_layout) {
+    const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+    sub = device_alloc<double>(count, "cudaMalloc (sub)");
+    diag = device_alloc<double>(count, "cudaMalloc (diag)");
+    super = device_alloc<double>(count, "cudaMalloc (super)");
+    rhs = device_alloc<double>(count, "cudaMalloc (rhs)");
+    if (layout != native) tmp = device_alloc<double>(count, "cudaMalloc (transpose)");
+    upload(batch.sub, sub.get(), tmp.get(), m, n, layout, native);
+    upload(batch.diag, diag.get(), tmp.get(), m, n, layout, native);
+    upload(batch.super, super.get(), tmp.get(), m, n, layout, native);
+    upload(batch.rhs, rhs.get(), tmp.get(), m, n, layout, native);
+  }
+  /// Copies the solution (in rhs) back to the host array `out` in the batch's layout.
+  void download_solution(double* out) { download(rhs.get(), out, tmp.get(), m, n, layout, native); }
+
+  std::int64_t m;
+  std::int64_t n;
+  TridiagLayout layout;
+  TridiagLayout native;
+  DeviceArray<double> sub, diag, super, rhs, tmp;
+};
+
 void solve_thomas(const TridiagBatch& batch, bool cyclic) {
   const std::int64_t m = batch.systems;
   const std::int64_t n = batch.size;
   const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
-  const TridiagLayout native = TridiagLayout::interleaved;
-  auto sub = device_alloc<double>(count, "cudaMalloc (sub)");
-  auto diag = device_alloc<double>(count, "cudaMalloc (diag)");
-  auto super = device_alloc<double>(count, "cudaMalloc (super)");
-  auto rhs = device_alloc<double>(count, "cudaMalloc (rhs)");
+  DeviceBatch d(batch, TridiagLayout::interleaved);
   auto work = device_alloc<double>(count * (cyclic ? 2 : 1), "cudaMalloc (workspace)");
-  DeviceArray<double> tmp;
-  if (batch.layout != native) tmp = device_alloc<double>(count, "cudaMalloc (transpose)");
   auto flag = make_flag();
 
-  upload(batch.sub, sub.get(), tmp.get(), m, n, batch.layout, native);
-  upload(batch.diag, diag.get(), tmp.get(), m, n, batch.layout, native);
-  upload(batch.super, super.get(), tmp.get(), m, n, batch.layout, native);
-  upload(batch.rhs, rhs.get(), tmp.get(), m, n, batch.layout, native);
   thomas_kernel<<<grid_blocks(m, threads_per_block), threads_per_block>>>(
-      cyclic, m, n, sub.get(), diag.get(), super.get(), rhs.get(), work.get(), flag.get());
+      cyclic, m, n, d.sub.get(), d.diag.get(), d.super.get(), d.rhs.get(), work.get(), flag.get());
   cuda_sync_check("thomas kernel");
   const unsigned long long failure = read_flag(flag);
   if (failure != no_failure) {
     const auto key = static_cast<std::int64_t>(failure);
     detail::throw_zero_pivot(who, key / (n + 1), key % (n + 1));
   }
-  download(rhs.get(), batch.rhs, tmp.get(), m, n, batch.layout, native);
+  d.download_solution(batch.rhs);
 }
 
 void solve_cusparse(const TridiagBatch& batch, const TridiagOptions& options) {
@@ -212,56 +221,49 @@ void solve_cusparse(const TridiagBatch& batch, const TridiagOptions& options) {
     throw Error("CUDA cuSPARSE path: batch sizes exceed the int range of gtsv2StridedBatch");
   }
   const std::size_t count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
-  const TridiagLayout native = TridiagLayout::strided;
   const SparseHandleRef handle(
       options.cuda_resources != nullptr ? &options.cuda_resources->cache() : nullptr,
       options.cuda_device);
-  auto sub = device_alloc<double>(count, "cudaMalloc (sub)");
-  auto diag = device_alloc<double>(count, "cudaMalloc (diag)");
-  auto super = device_alloc<double>(count, "cudaMalloc (super)");
-  auto rhs = device_alloc<double>(count, "cudaMalloc (rhs)");
+  DeviceBatch d(batch, TridiagLayout::strided);
+  double* sub = d.sub.get();
+  double* diag = d.diag.get();
+  double* super = d.super.get();
+  double* rhs = d.rhs.get();
   DeviceArray<double> u;
   DeviceArray<double> corners;
   if (cyclic) {
     u = device_alloc<double>(count, "cudaMalloc (Sherman-Morrison u)");
     corners = device_alloc<double>(2 * static_cast<std::size_t>(m), "cudaMalloc (corners)");
   }
-  DeviceArray<double> tmp;
-  if (batch.layout != native) tmp = device_alloc<double>(count, "cudaMalloc (transpose)");
   auto flag = make_flag();
 
-  upload(batch.sub, sub.get(), tmp.get(), m, n, batch.layout, native);
-  upload(batch.diag, diag.get(), tmp.get(), m, n, batch.layout, native);
-  upload(batch.super, super.get(), tmp.get(), m, n, batch.layout, native);
-  upload(batch.rhs, rhs.get(), tmp.get(), m, n, batch.layout, native);
   const unsigned blocks = grid_blocks(m, threads_per_block);
-  prepare_cusparse_kernel<<<blocks, threads_per_block>>>(cyclic, m, n, sub.get(), diag.get(),
-                                                         super.get(), corners.get(), u.get());
+  prepare_cusparse_kernel<<<blocks, threads_per_block>>>(cyclic, m, n, sub, diag, super,
+                                                         corners.get(), u.get());
   cuda_sync_check("cuSPARSE preparation kernel");
 
   const int mi = static_cast<int>(n);
   const int batch_count = static_cast<int>(m);
   std::size_t bytes = 0;
-  cusparse_check(
-      cusparseDgtsv2StridedBatch_bufferSizeExt(handle.get(), mi, sub.get(), diag.get(), super.get(),
-                                               rhs.get(), batch_count, mi, &bytes),
-      "cusparseDgtsv2StridedBatch_bufferSizeExt");
+  cusparse_check(cusparseDgtsv2StridedBatch_bufferSizeExt(handle.get(), mi, sub, diag, super, rhs,
+                                                          batch_count, mi, &bytes),
+                 "cusparseDgtsv2StridedBatch_bufferSizeExt");
   auto buffer = device_alloc<char>(bytes, "cudaMalloc (cuSPARSE buffer)");
-  cusparse_check(cusparseDgtsv2StridedBatch(handle.get(), mi, sub.get(), diag.get(), super.get(),
-                                            rhs.get(), batch_count, mi, buffer.get()),
+  cusparse_check(cusparseDgtsv2StridedBatch(handle.get(), mi, sub, diag, super, rhs, batch_count,
+                                            mi, buffer.get()),
                  "cusparseDgtsv2StridedBatch");
   if (cyclic) {
-    cusparse_check(cusparseDgtsv2StridedBatch(handle.get(), mi, sub.get(), diag.get(), super.get(),
-                                              u.get(), batch_count, mi, buffer.get()),
+    cusparse_check(cusparseDgtsv2StridedBatch(handle.get(), mi, sub, diag, super, u.get(),
+                                              batch_count, mi, buffer.get()),
                    "cusparseDgtsv2StridedBatch");
-    sherman_morrison_kernel<<<blocks, threads_per_block>>>(m, n, corners.get(), rhs.get(), u.get(),
+    sherman_morrison_kernel<<<blocks, threads_per_block>>>(m, n, corners.get(), rhs, u.get(),
                                                            flag.get());
   }
-  finite_check_kernel<<<blocks, threads_per_block>>>(m, n, rhs.get(), flag.get());
+  finite_check_kernel<<<blocks, threads_per_block>>>(m, n, rhs, flag.get());
   cuda_sync_check("cuSPARSE solve");
   const unsigned long long failure = read_flag(flag);
   if (failure != no_failure) detail::throw_non_finite(who, static_cast<std::int64_t>(failure));
-  download(rhs.get(), batch.rhs, tmp.get(), m, n, batch.layout, native);
+  d.download_solution(batch.rhs);
 }
 
 }  // namespace

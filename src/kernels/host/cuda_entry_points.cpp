@@ -20,7 +20,7 @@ namespace fracmfg::kernels {
 #if !FRACMFG_HAVE_CUDA
 namespace {
 [[noreturn]] void not_compiled(const char* kernel) {
-  throw NotCompiled(std::string("the CUDA backend (") + kernel + ")", {"host"});
+  throw NotCompiled(std::string("the CUDA backend (") + kernel + ")", {"cpu"});
 }
 }  // namespace
 #endif

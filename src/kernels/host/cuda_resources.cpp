@@ -69,7 +69,7 @@ cuda::ResourceCache& CudaResources::cache() {
   if (!cache_) cache_.reset(cuda::create_cache(max_plans_));
   return *cache_;
 #else
-  throw NotCompiled("the CUDA backend (kernel resource cache)", {"host"});
+  throw NotCompiled("the CUDA backend (kernel resource cache)", {"cpu"});
 #endif
 }
 

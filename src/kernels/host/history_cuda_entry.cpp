@@ -23,7 +23,7 @@ void history_fft_cuda(const HistoryBlock& block, const HistorySpectra& spectra,
                     workspace.options().cuda_device, &workspace.cuda_resources().cache());
 #else
   (void)workspace;
-  throw NotCompiled(std::string("the CUDA backend (") + who + ")", {"host"});
+  throw NotCompiled(std::string("the CUDA backend (") + who + ")", {"cpu"});
 #endif
 }
 

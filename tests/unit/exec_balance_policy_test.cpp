@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/exec/balance_policy.hpp"
 #include "fracmfg/exec/partition.hpp"
-#include "fracmfg/exec/rebalancer.hpp"
 
 namespace fe = fracmfg::exec;
 using Reason = fe::RebalanceReason;
@@ -31,7 +31,7 @@ std::vector<PetscInt> even(PetscInt n, int p) {
 
 }  // namespace
 
-TEST(exec_rebalancer, DefaultOptionsAreTheDocumentedOnes) {
+TEST(exec_balance_policy, DefaultOptionsAreTheDocumentedOnes) {
   const fe::RebalanceOptions o;
   EXPECT_TRUE(o.enabled);
   EXPECT_EQ(o.threshold, 0.2);
@@ -42,7 +42,7 @@ TEST(exec_rebalancer, DefaultOptionsAreTheDocumentedOnes) {
   EXPECT_EQ(o.min_per_rank, 1);
 }
 
-TEST(exec_rebalancer, ImbalanceIsMaxOverMeanMinusOne) {
+TEST(exec_balance_policy, ImbalanceIsMaxOverMeanMinusOne) {
   EXPECT_DOUBLE_EQ(fe::imbalance({1.0, 2.0, 3.0}), 0.5);
   EXPECT_DOUBLE_EQ(fe::imbalance({2.0, 2.0}), 0.0);
   EXPECT_DOUBLE_EQ(fe::imbalance({4.0, 0.0}), 1.0);
@@ -51,7 +51,7 @@ TEST(exec_rebalancer, ImbalanceIsMaxOverMeanMinusOne) {
   EXPECT_EQ(fe::imbalance({0.0, 0.0, 0.0}), 0.0);
 }
 
-TEST(exec_rebalancer, InvalidOptionsAreRejected) {
+TEST(exec_balance_policy, InvalidOptionsAreRejected) {
   auto with = [](auto change) {
     fe::RebalanceOptions o;
     change(o);
@@ -70,7 +70,7 @@ TEST(exec_rebalancer, InvalidOptionsAreRejected) {
   EXPECT_THROW(fe::RebalancePolicy({}, bad), fracmfg::Error);
 }
 
-TEST(exec_rebalancer, BalancedLoadNeverTriggers) {
+TEST(exec_balance_policy, BalancedLoadNeverTriggers) {
   for (int p : {2, 3, 5}) {
     fe::RebalancePolicy policy;
     const std::vector<PetscInt> points = even(301, p);  // not divisible: rounding imbalance
@@ -86,7 +86,7 @@ TEST(exec_rebalancer, BalancedLoadNeverTriggers) {
   }
 }
 
-TEST(exec_rebalancer, SpeedsOneTwoThreeResplitAfterPatienceProportionalToThroughput) {
+TEST(exec_balance_policy, SpeedsOneTwoThreeResplitAfterPatienceProportionalToThroughput) {
   fe::RebalancePolicy policy;
   const std::vector<double> cost = {1e-6, 2e-6, 3e-6};  // rank r is (r+1) times slower
   const PetscInt n = 300;
@@ -126,7 +126,7 @@ TEST(exec_rebalancer, SpeedsOneTwoThreeResplitAfterPatienceProportionalToThrough
   EXPECT_EQ(policy.resplits(), 1);
 }
 
-TEST(exec_rebalancer, ImbalanceEqualToThresholdDoesNotCount) {
+TEST(exec_balance_policy, ImbalanceEqualToThresholdDoesNotCount) {
   fe::RebalanceOptions o;
   o.threshold = 0.25;
   o.patience = 1;
@@ -141,7 +141,7 @@ TEST(exec_rebalancer, ImbalanceEqualToThresholdDoesNotCount) {
   EXPECT_TRUE(d.resplit);
 }
 
-TEST(exec_rebalancer, PatienceNeedsConsecutiveImbalancedObservations) {
+TEST(exec_balance_policy, PatienceNeedsConsecutiveImbalancedObservations) {
   fe::RebalanceOptions o;
   o.patience = 3;
   fe::RebalancePolicy policy(o);
@@ -164,7 +164,7 @@ TEST(exec_rebalancer, PatienceNeedsConsecutiveImbalancedObservations) {
   EXPECT_EQ(policy.resplits(), 1);
 }
 
-TEST(exec_rebalancer, CooldownSuppressesTriggersAfterAResplit) {
+TEST(exec_balance_policy, CooldownSuppressesTriggersAfterAResplit) {
   fe::RebalanceOptions o;
   o.cooldown = 4;
   o.patience = 2;
@@ -193,7 +193,7 @@ TEST(exec_rebalancer, CooldownSuppressesTriggersAfterAResplit) {
   EXPECT_EQ(policy.resplits(), 2);
 }
 
-TEST(exec_rebalancer, HysteresisBlocksResplitsThatGainTooLittle) {
+TEST(exec_balance_policy, HysteresisBlocksResplitsThatGainTooLittle) {
   // Times per point 1 : 1.25 on an even split: imbalance 1/9 (above threshold 0.1); the
   // proportional split 56 : 44 predicts about 0.009, a gain of about 0.10.
   const std::vector<double> cost = {1e-6, 1.25e-6};
@@ -219,7 +219,7 @@ TEST(exec_rebalancer, HysteresisBlocksResplitsThatGainTooLittle) {
   EXPECT_EQ(d.counts, (std::vector<PetscInt>{56, 44}));
 }
 
-TEST(exec_rebalancer, ASplitThatRoundingCannotImproveIsNoGain) {
+TEST(exec_balance_policy, ASplitThatRoundingCannotImproveIsNoGain) {
   // Three points on two equally fast ranks: 2 : 1 is as good as it gets (imbalance 1/3).
   fe::RebalanceOptions o;
   o.hysteresis = 0.0;
@@ -235,7 +235,7 @@ TEST(exec_rebalancer, ASplitThatRoundingCannotImproveIsNoGain) {
   }
 }
 
-TEST(exec_rebalancer, SmallFluctuationsAroundBalanceDoNotResplit) {
+TEST(exec_balance_policy, SmallFluctuationsAroundBalanceDoNotResplit) {
   // Speeds 1:2:3 on their proportional split, each time perturbed by up to 2% (fixed
   // pattern). With a threshold of 0.01 the trigger fires often; the smoothed model shows
   // too little to gain, so the split stays.
@@ -268,7 +268,7 @@ TEST(exec_rebalancer, SmallFluctuationsAroundBalanceDoNotResplit) {
   EXPECT_GT(run(0.0, 0, &unused), 5);
 }
 
-TEST(exec_rebalancer, ThroughputIsAnExponentialMovingAverage) {
+TEST(exec_balance_policy, ThroughputIsAnExponentialMovingAverage) {
   fe::RebalanceOptions o;
   o.smoothing = 0.25;
   fe::RebalancePolicy policy(o);
@@ -284,7 +284,7 @@ TEST(exec_rebalancer, ThroughputIsAnExponentialMovingAverage) {
   EXPECT_DOUBLE_EQ(policy.throughputs()[1], 42.5);
 }
 
-TEST(exec_rebalancer, ARankWithoutThroughputGivesNoData) {
+TEST(exec_balance_policy, ARankWithoutThroughputGivesNoData) {
   fe::RebalanceOptions o;
   o.patience = 1;
   fe::RebalancePolicy policy(o);
@@ -295,7 +295,7 @@ TEST(exec_rebalancer, ARankWithoutThroughputGivesNoData) {
   EXPECT_EQ(policy.throughputs()[1], 0.0);
 }
 
-TEST(exec_rebalancer, OneRankNeverResplits) {
+TEST(exec_balance_policy, OneRankNeverResplits) {
   fe::RebalancePolicy policy;
   for (int k = 0; k < 20; ++k) {
     const fe::RebalanceDecision& d = policy.observe({1.0 + k}, {1000});
@@ -306,7 +306,7 @@ TEST(exec_rebalancer, OneRankNeverResplits) {
   EXPECT_EQ(policy.resplits(), 0);
 }
 
-TEST(exec_rebalancer, DisabledPolicyOnlyMeasures) {
+TEST(exec_balance_policy, DisabledPolicyOnlyMeasures) {
   fe::RebalanceOptions o;
   o.enabled = false;
   fe::RebalancePolicy policy(o);
@@ -319,7 +319,7 @@ TEST(exec_rebalancer, DisabledPolicyOnlyMeasures) {
   EXPECT_DOUBLE_EQ(policy.throughputs()[1], 20.0);
 }
 
-TEST(exec_rebalancer, TwoDimensionalLayoutProposesTensorProductRanges) {
+TEST(exec_balance_policy, TwoDimensionalLayoutProposesTensorProductRanges) {
   // 2 x 2 process grid, rank r = i + 2 j; column 1 is twice as fast as column 0.
   const PetscInt nx = 40;
   const PetscInt ny = 20;
@@ -340,7 +340,7 @@ TEST(exec_rebalancer, TwoDimensionalLayoutProposesTensorProductRanges) {
   EXPECT_LT(d.predicted_new, d.predicted_current - 0.05);
 }
 
-TEST(exec_rebalancer, InvalidObservationsThrowAndChangeNothing) {
+TEST(exec_balance_policy, InvalidObservationsThrowAndChangeNothing) {
   fe::RebalancePolicy policy;
   policy.observe({1.0, 1.0}, {10, 10});
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -359,7 +359,7 @@ TEST(exec_rebalancer, InvalidObservationsThrowAndChangeNothing) {
   EXPECT_EQ(grid.observations(), 0);
 }
 
-TEST(exec_rebalancer, ResetForgetsHistory) {
+TEST(exec_balance_policy, ResetForgetsHistory) {
   fe::RebalancePolicy policy;
   policy.observe({1.0, 3.0}, {10, 10});
   policy.observe({1.0, 3.0}, {10, 10});
@@ -373,7 +373,7 @@ TEST(exec_rebalancer, ResetForgetsHistory) {
   EXPECT_EQ(policy.observe({1.0, 1.0, 1.0}, {5, 5, 5}).reason, Reason::balanced);
 }
 
-TEST(exec_rebalancer, SameSequenceGivesSameDecisions) {
+TEST(exec_balance_policy, SameSequenceGivesSameDecisions) {
   fe::RebalancePolicy a;
   fe::RebalancePolicy b;
   std::vector<PetscInt> pa = {70, 70, 70};
@@ -392,7 +392,7 @@ TEST(exec_rebalancer, SameSequenceGivesSameDecisions) {
   EXPECT_GE(a.resplits(), 1);
 }
 
-TEST(exec_rebalancer, ReasonsHaveNames) {
+TEST(exec_balance_policy, ReasonsHaveNames) {
   EXPECT_STREQ(fe::to_string(Reason::no_gain), "no_gain");
   EXPECT_STREQ(fe::to_string(Reason::resplit), "resplit");
   EXPECT_STREQ(fe::to_string(Reason::cooling_down), "cooling_down");
