@@ -89,6 +89,7 @@
 #include <vector>
 
 #include "fracmfg/core/logger.hpp"
+#include "fracmfg/core/solve_control.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/io/config.hpp"
 #include "fracmfg/io/h5_writer.hpp"
@@ -116,11 +117,9 @@ struct SolveResult {
   double seconds = 0.0;  ///< wall time of this solve() call
 };
 
-/// Checkpointing during solve(): every `every` iterations (0: never) to `file`.
-struct CheckpointOptions {
-  std::string file;
-  int every = 0;
-};
+/// Checkpointing during solve(): every `every` outer iterations (0: never) to `file`; the
+/// same type for every family's solve() (core/solve_control.hpp).
+using CheckpointOptions = core::CheckpointOptions;
 
 class Solver {
  public:
