@@ -1,0 +1,312 @@
+#include "fracmfg/exec/calibration_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/text.hpp"
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/kernels/history.hpp"
+#include "fracmfg/kernels/kde.hpp"
+#include "fracmfg/kernels/tridiag_batched.hpp"
+
+namespace fracmfg::exec {
+
+namespace {
+
+using Resources = kernels::CudaResources;
+
+std::vector<double> uniform(std::size_t count, double lo, double hi, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(count);
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+// --- tridiag_batched: m systems of 128 unknowns (lines of a 2D grid), diagonally dominant.
+CalibrationCase tridiag_case(std::int64_t n) {
+  struct Data {
+    std::vector<double> sub, diag, super, rhs, work;
+    kernels::TridiagBatch batch;
+  };
+  auto d = std::make_shared<Data>();
+  const std::int64_t size = std::min<std::int64_t>(n, 128);
+  const std::int64_t systems = std::max<std::int64_t>(1, (n + size / 2) / size);
+  const auto count = static_cast<std::size_t>(systems * size);
+  d->sub.assign(count, -1.0);
+  d->super.assign(count, -1.0);
+  d->diag.assign(count, 4.0);
+  d->rhs = uniform(count, -1.0, 1.0, 11);
+  d->work.assign(kernels::tridiag_workspace_size(systems, size, false), 0.0);
+  kernels::TridiagBatch& b = d->batch;
+  b.layout = kernels::TridiagLayout::strided;
+  b.systems = systems;
+  b.size = size;
+  b.sub = d->sub.data();
+  b.diag = d->diag.data();
+  b.super = d->super.data();
+  b.rhs = d->rhs.data();
+  b.workspace = d->work.data();
+  CalibrationCase c;
+  c.workload.elements = systems * size;
+  const double e = static_cast<double>(c.workload.elements);
+  c.workload.bytes = 5.0 * 8.0 * e;
+  c.workload.transfer_bytes = 4.0 * 8.0 * e;
+  c.workload.flops = 8.0 * e;
+  c.workload.device_bytes = 6.0 * 8.0 * e;
+  // Each call solves in place; the right-hand side stays bounded (|x| <= |b| / 2).
+  c.host = [d] { kernels::tridiag_batched_host(d->batch, kernels::TridiagOptions{}); };
+  c.cuda = [d](int device, Resources* r) {
+    kernels::TridiagOptions o;
+    o.cuda_device = device;
+    o.cuda_resources = r;
+    kernels::tridiag_batched_cuda(d->batch, o);
+  };
+  return c;
+}
+
+// --- binned KDE on a grid, samples given as coordinates and weights.
+struct KdeData {
+  kernels::KdeGrid grid;
+  std::vector<double> x, y, w, density;
+  kernels::KdeSamples samples() const {
+    kernels::KdeSamples s;
+    s.count = static_cast<std::int64_t>(x.size());
+    s.x = x.data();
+    s.y = y.empty() ? nullptr : y.data();
+    s.weight = w.empty() ? nullptr : w.data();
+    return s;
+  }
+};
+
+kernels::KdeAxis unit_axis(std::int64_t points, kernels::KdeBoundary boundary, double bandwidth) {
+  kernels::KdeAxis a;
+  a.spacing = 1.0 / static_cast<double>(points);
+  a.origin = 0.5 * a.spacing;
+  a.points = points;
+  a.boundary = boundary;
+  a.bandwidth = bandwidth > 0.0 ? bandwidth : 3.0 * a.spacing;
+  return a;
+}
+
+// The solvers' description of a binned KDE call over `elements` samples (mfg/particles.cpp,
+// mfg/coupling.cpp).
+Workload kde_workload(std::int64_t elements) {
+  Workload w;
+  w.elements = elements;
+  const double n = static_cast<double>(elements);
+  w.bytes = 64.0 * n;
+  w.transfer_bytes = 16.0 * n;
+  w.flops = 20.0 * n * std::log2(std::max(2.0, n));
+  w.device_bytes = 64.0 * n;
+  return w;
+}
+
+CalibrationCase kde_case(const std::shared_ptr<KdeData>& d) {
+  CalibrationCase c;
+  c.workload = kde_workload(static_cast<std::int64_t>(d->x.size()));
+  c.host = [d] {
+    kernels::kde_binned_host(d->grid, d->samples(), d->density.data(), kernels::KdeOptions{});
+  };
+  c.cuda = [d](int device, Resources* r) {
+    kernels::KdeOptions o;
+    o.cuda_device = device;
+    o.cuda_resources = r;
+    kernels::kde_binned_cuda(d->grid, d->samples(), d->density.data(), o);
+  };
+  return c;
+}
+
+// n scattered samples on a periodic grid of n points.
+CalibrationCase kde_1d_case(std::int64_t n) {
+  auto d = std::make_shared<KdeData>();
+  d->grid = kernels::kde_grid_1d(unit_axis(n, kernels::KdeBoundary::periodic, 0.0));
+  d->x = uniform(static_cast<std::size_t>(n), 0.0, 1.0, 21);
+  d->density.assign(static_cast<std::size_t>(n), 0.0);
+  return kde_case(d);
+}
+
+std::int64_t side_of(std::int64_t n) {
+  return std::max<std::int64_t>(2, std::llround(std::sqrt(static_cast<double>(n))));
+}
+
+// s^2 ~ n scattered samples on a reflecting s x s grid.
+CalibrationCase kde_2d_case(std::int64_t n) {
+  auto d = std::make_shared<KdeData>();
+  const std::int64_t s = side_of(n);
+  const auto count = static_cast<std::size_t>(s * s);
+  const kernels::KdeAxis a = unit_axis(s, kernels::KdeBoundary::reflecting, 0.0);
+  d->grid = kernels::kde_grid_2d(a, a);
+  d->x = uniform(count, 0.0, 1.0, 31);
+  d->y = uniform(count, 0.0, 1.0, 32);
+  d->density.assign(count, 0.0);
+  return kde_case(d);
+}
+
+// The MFG solvers' calls: the grid nodes of an s x s grid as samples weighted by the mass
+// of each cell (binned particles, or the density times the cell volume).
+CalibrationCase mfg_grid_case(std::int64_t n, kernels::KdeBoundary boundary, double bandwidth) {
+  auto d = std::make_shared<KdeData>();
+  const std::int64_t s = side_of(n);
+  const auto count = static_cast<std::size_t>(s * s);
+  const kernels::KdeAxis a = unit_axis(s, boundary, bandwidth);
+  d->grid = kernels::kde_grid_2d(a, a);
+  d->x.resize(count);
+  d->y.resize(count);
+  for (std::int64_t j = 0; j < s; ++j) {
+    for (std::int64_t i = 0; i < s; ++i) {
+      const auto k = static_cast<std::size_t>(j * s + i);
+      d->x[k] = a.origin + static_cast<double>(i) * a.spacing;
+      d->y[k] = a.origin + static_cast<double>(j) * a.spacing;
+    }
+  }
+  d->w = uniform(count, 0.0, 2.0 / static_cast<double>(count), 41);
+  d->density.assign(count, 0.0);
+  return kde_case(d);
+}
+
+// --- history_fft: c components, squares of m = p = L/2 rows, two rules (predictor and
+// corrector), as frac::FodeSolver's FFT squares; L up to 2^14, then more components.
+CalibrationCase history_case(std::int64_t n) {
+  struct Data {
+    std::int64_t c = 1, length = 2, m = 1;
+    std::vector<double> signal, out[2], spectrum[2];
+    kernels::HistoryWorkspace host_ws;
+    std::unique_ptr<kernels::HistoryWorkspace> cuda_ws;
+    int cuda_device = -1;
+    Resources* cuda_resources = nullptr;
+
+    kernels::HistoryBlock block() {
+      kernels::HistoryBlock b;
+      b.components = c;
+      b.stride = c;
+      b.signal_rows = m;
+      b.output_rows = m;
+      b.offset = m;
+      b.rules = 2;
+      b.signal = signal.data();
+      b.output[0] = out[0].data();
+      b.output[1] = out[1].data();
+      return b;
+    }
+    kernels::HistorySpectra spectra() const {
+      kernels::HistorySpectra s;
+      s.fft_length = length;
+      s.spectrum[0] = spectrum[0].data();
+      s.spectrum[1] = spectrum[1].data();
+      return s;
+    }
+  };
+  auto d = std::make_shared<Data>();
+  std::int64_t length = 2;
+  while (length * 2 <= std::min<std::int64_t>(n, std::int64_t{1} << 14)) length *= 2;
+  d->length = length;
+  d->m = length / 2;
+  d->c = std::max<std::int64_t>(1, (n + length / 2) / length);
+  const auto rows = static_cast<std::size_t>(d->m * d->c);
+  d->signal = uniform(rows, -1.0, 1.0, 51);
+  const double orders[2] = {0.4, 1.4};
+  for (int r = 0; r < 2; ++r) {
+    d->out[r].assign(rows, 0.0);
+    // Weights of a fractional rule: K(k) ~ k^(alpha - 1).
+    std::vector<double> weights(static_cast<std::size_t>(length + 1), 0.0);
+    for (std::int64_t k = 1; k <= length; ++k) {
+      weights[static_cast<std::size_t>(k)] = std::pow(static_cast<double>(k), orders[r] - 1.0);
+    }
+    d->spectrum[r] = kernels::history_spectrum(weights.data(), length);
+  }
+  CalibrationCase c;
+  Workload& w = c.workload;  // as frac/history_engine.cpp describes a square (2 rules)
+  w.elements = d->c * length;
+  const double doubles = static_cast<double>(w.elements);
+  const double log_length = std::log2(static_cast<double>(length));
+  const int rules = 2;
+  w.bytes = 8.0 * doubles * (2.0 + 4.0 * rules);
+  w.flops = doubles * (1 + rules) * 2.5 * log_length + 6.0 * doubles * rules;
+  w.transfer_bytes = 8.0 * (static_cast<double>(d->c) * static_cast<double>(d->m + rules * d->m) +
+                            static_cast<double>(rules * (length + 2)));
+  w.device_bytes = 8.0 * doubles * 4.0;
+  w.chunkable = true;
+  c.host = [d] { kernels::history_fft_host(d->block(), d->spectra(), d->host_ws); };
+  c.cuda = [d](int device, Resources* r) {
+    if (!d->cuda_ws || d->cuda_device != device || d->cuda_resources != r) {
+      kernels::HistoryOptions o;
+      o.cuda_device = device;
+      o.cuda_resources = r;
+      d->cuda_ws = std::make_unique<kernels::HistoryWorkspace>(o);
+      d->cuda_device = device;
+      d->cuda_resources = r;
+    }
+    kernels::history_fft_cuda(d->block(), d->spectra(), *d->cuda_ws);
+  };
+  return c;
+}
+
+}  // namespace
+
+std::vector<CalibratedKernel> calibration_kernels() {
+  namespace kn = kernel_names;
+  std::vector<CalibratedKernel> k;
+  k.push_back({kn::tridiag_batched,
+               "batches of tridiagonal systems of 128 unknowns (n = systems x 128), Thomas", 56.0,
+               tridiag_case});
+  k.push_back({kn::kde_binned_1d, "binned KDE of n samples on a periodic grid of n points", 72.0,
+               kde_1d_case});
+  k.push_back({kn::kde_binned_2d,
+               "binned KDE of n samples on a reflecting sqrt(n) x sqrt(n) grid (mirrored FFT)",
+               120.0, kde_2d_case});
+  k.push_back({kn::history_fft,
+               "fractional history square by FFT, 2 rules, n = components x L (L <= 2^14)", 48.0,
+               history_case});
+  k.push_back(
+      {kn::mfg_particle_kde,
+       "MFG particle density: sqrt(n) x sqrt(n) periodic grid nodes as weighted samples, "
+       "h = 3 dx",
+       72.0, [](std::int64_t n) { return mfg_grid_case(n, kernels::KdeBoundary::periodic, 0.0); }});
+  k.push_back({kn::mfg_nonlocal_coupling,
+               "MFG nonlocal coupling: Gaussian convolution (width 0.05) of the density on a "
+               "reflecting sqrt(n) x sqrt(n) grid",
+               120.0, [](std::int64_t n) {
+                 return mfg_grid_case(n, kernels::KdeBoundary::reflecting, 0.05);
+               }});
+  return k;
+}
+
+std::vector<std::string> calibration_kernel_names() {
+  std::vector<std::string> names;
+  for (const CalibratedKernel& k : calibration_kernels()) names.push_back(k.name);
+  return names;
+}
+
+std::vector<CalibratedKernel> select_kernels(std::vector<CalibratedKernel> all,
+                                             const std::vector<std::string>& names) {
+  if (names.empty()) return all;
+  for (const std::string& n : names) {
+    const bool known =
+        std::any_of(all.begin(), all.end(), [&](const CalibratedKernel& k) { return k.name == n; });
+    if (known) continue;
+    std::string list;
+    std::vector<std::string> names_known;
+    for (const CalibratedKernel& k : all) {
+      list += (list.empty() ? "" : ", ") + k.name;
+      names_known.push_back(k.name);
+    }
+    std::string message = "unknown kernel '" + n + "' (expected one of " + list + ")";
+    const std::string best = ::fracmfg::detail::closest_match(n, names_known);
+    if (!best.empty()) message += "; did you mean '" + best + "'?";
+    throw UsageError(message);
+  }
+  std::vector<CalibratedKernel> out;
+  for (CalibratedKernel& k : all) {
+    if (std::find(names.begin(), names.end(), k.name) != names.end()) out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace fracmfg::exec
