@@ -5,6 +5,7 @@
 //   kernels_gpu_bench                                  # 1e2..1e7, report on stdout
 //   kernels_gpu_bench --max 1e6 --out gpu-check.md --model-dir perf-model
 //   kernels_gpu_bench --kernels kde_binned_1d,history_fft --repeats 5
+//   kernels_gpu_bench --probe     # "cuda device 0: <name>" (exit 0) or why none (exit 3)
 //
 // Steps: (1) probe CUDA, (2) per kernel and size build the inputs once, time one warm-up
 // and --repeats calls on the cpu and (with a device) on cuda, (3) record every timed call in
@@ -46,13 +47,14 @@ struct Args {
   std::vector<std::string> kernels;
   std::string out;
   std::string model_dir;
+  bool probe = false;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "kernels_gpu_bench: %s\nusage: kernels_gpu_bench [--min N] [--max N] "
                "[--per-decade K] [--repeats R] [--max-seconds S] [--kernels a,b] [--out FILE] "
-               "[--model-dir DIR]\n",
+               "[--model-dir DIR] | --probe\n",
                why.c_str());
   std::exit(2);
 }
@@ -62,6 +64,10 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string opt = argv[i];
     if (opt == "-h" || opt == "--help") usage("CPU-vs-GPU timings of the calibration kernels");
+    if (opt == "--probe") {
+      a.probe = true;
+      continue;
+    }
     if (i + 1 >= argc) usage("missing value after " + opt);
     const std::string v = argv[++i];
     try {
@@ -147,6 +153,13 @@ fe::KernelTiming time_calls(const std::string& kernel, fe::Backend b, double uni
 
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
+  if (args.probe) {  // the device query of scripts/gpu-check where nvidia-smi is missing
+    const fe::CudaStatus s = fe::probe_cuda();
+    for (const fe::CudaDevice& d : s.devices)
+      std::printf("cuda device %d: %s\n", d.id, d.name.c_str());
+    if (s.devices.empty()) std::printf("no cuda device (%s)\n", s.status.c_str());
+    return s.devices.empty() ? 3 : 0;
+  }
   Kokkos::ScopeGuard kokkos(argc, argv);
   int code = 0;
   try {
