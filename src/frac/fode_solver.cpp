@@ -717,7 +717,7 @@ void FodeSolver::Impl::step(std::int64_t n) {
     code = failure_rhs;
     if (failure >= 0) failed_detail_candidate = f[static_cast<std::size_t>(failure)];
   }
-  if (failure < 0 && !implicit()) {
+  if (failure < 0 && !implicit() && options.growth_check) {
     failure = check_growth();
     code = failure_unstable;
   }

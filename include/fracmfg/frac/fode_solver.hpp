@@ -135,6 +135,10 @@ struct FodeOptions {
   int newton_max_iterations = 20;
   /// |y_i| above this counts as divergence.
   double divergence_threshold = 1.0e100;
+  /// abm: refuse growth the equation cannot have (see "Failure" above). The test compares
+  /// |y_i| with its initial value, so systems whose components start at 0 and carry only
+  /// round-off for a while (frac/multi_term_solver.hpp) turn it off.
+  bool growth_check = true;
   /// Options prefix of the KSP of the implicit method with a Mat.
   std::string options_prefix = "fode_";
   /// Seconds between progress lines (step, time, ETA) at info level; 0: none.
