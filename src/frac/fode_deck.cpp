@@ -81,6 +81,7 @@ MultiTermSetup multi_term_setup(const io::FodeConfig& config) {
   s.problem.initial = config.initial;
   s.problem.horizon = config.horizon;
   s.problem.steps = config.steps;
+  s.problem.grading = config.grading;
   auto rhs = std::make_shared<DeckRhs>();
   const io::ExpressionSpec& spec = config.rhs.front();
   rhs->formulas.push_back(spec.compile());
@@ -106,6 +107,7 @@ FodeSetup fode_setup(MPI_Comm comm, const io::FodeConfig& config) {
   s.problem.local_size = rank == 0 ? static_cast<PetscInt>(d) : 0;
   s.problem.horizon = config.horizon;
   s.problem.steps = config.steps;
+  s.problem.grading = config.grading;
   if (rank == 0) {
     s.problem.order = config.order;
     s.problem.initial = config.initial;

@@ -33,6 +33,7 @@ struct FodeOutput::Impl {
   std::int64_t steps = 0;
   double horizon = 0.0;
   double step_size = 0.0;
+  double grading = 1.0;
   // Only on ranks that own components (the members of `comm`):
   std::unique_ptr<MPI_Comm, CommFree> comm;
   la::DmHandle da;
@@ -52,6 +53,7 @@ FodeSeries fode_series(const FodeSolver& solver) {
   series.steps = solver.steps();
   series.horizon = solver.horizon();
   series.step_size = solver.step_size();
+  series.grading = solver.grading();
   return series;
 }
 
@@ -82,6 +84,7 @@ FodeOutput::FodeOutput(const FodeSeries& series, const std::string& path,
   s.steps = series.steps;
   s.horizon = series.horizon;
   s.step_size = series.step_size;
+  s.grading = series.grading;
 
   // The writers: the ranks that own components, in rank order.
   int rank = 0;
@@ -143,6 +146,7 @@ void FodeOutput::commit() {
   w.set_attribute_int64("/", "fode_steps", s.steps);
   w.set_attribute_double("/", "fode_horizon", s.horizon);
   w.set_attribute_double("/", "fode_step_size", s.step_size);
+  w.set_attribute_double("/", "fode_grading", s.grading);
   w.commit();
 }
 

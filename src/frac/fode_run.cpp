@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "fracmfg/core/guarded_main.hpp"
@@ -66,6 +67,10 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
     log.info("fode: ", config.dimension(), " component(s), ", config.steps, " steps of ",
              system.step_size(), " to t = ", config.horizon, ", method ", to_string(options.method),
              ", history ", to_string(options.history), " (base block ", system.block_size(), ")");
+  }
+  if (config.grading > 1.0) {
+    log.info("fode: graded mesh t_n = T (n/N)^", config.grading,
+             "; the history is summed directly, O(N^2)");
   }
 
   // 2. The output file, before the solve so that a bad path fails at once.

@@ -1047,6 +1047,9 @@ std::int64_t FodeSolver::steps() const {
 double FodeSolver::horizon() const {
   return impl_->horizon;
 }
+double FodeSolver::grading() const {
+  return impl_->grading;
+}
 double FodeSolver::order(std::size_t k) const {
   return impl_->order.at(k);
 }

@@ -194,6 +194,7 @@ MultiTermSolver::MultiTermSolver(MPI_Comm comm, MultiTermProblem problem, FodeOp
   fp.local_size = s.rank == 0 ? n : 0;
   fp.horizon = problem.horizon;
   fp.steps = problem.steps;
+  fp.grading = problem.grading;
   fp.order = s.rank == 0 ? orders : std::vector<double>{orders.front()};
   fp.initial = {0.0};
   if (*std::max_element(orders.begin(), orders.end()) > 1.0) fp.initial_derivative = {0.0};

@@ -1,5 +1,7 @@
 // The `fode` section: a system of fractional ODEs D^a y = f(t, y) (Caputo, 0 < a < 2), or
 // with `terms` a multi-term equation sum_k c_k D^{a_k} y = f(t, y) for one unknown.
+#include <cmath>
+
 #include "io/deck_schema_sections.hpp"
 
 namespace fracmfg::io::detail {
@@ -22,6 +24,7 @@ Field fode_schema() {
     }),
     real("horizon", "final time T").greater_than(0).required(),
     integer("steps", "number of time steps").at_least(1).required(),
+    real("grading", "grading exponent r of t_n = T (n / steps)^r (steps concentrate near t = 0, where solutions behave like t^a; r = 1/a restores the full order); 1: uniform; r > 1 sums the history directly, O(N^2); at most 200 / log10(steps)").at_least(1).def(1.0),
     choice("method", {"abm", "trapezoidal"}, "abm: Adams-Bashforth-Moulton predictor-corrector; trapezoidal: implicit, by Newton").def("abm"),
     integer("corrector_iterations", "corrector passes per step").at_least(1).def(1).only_when("fode.method", {"abm"}),
     choice("history", {"auto", "direct", "fft"}, "history sum: direct O(N^2), fft O(N log^2 N), auto: by size").def("auto"),
@@ -103,8 +106,31 @@ void check_terms(const Value& fode, const Value& terms, const std::string& file)
 
 }  // namespace
 
+// The graded mesh's first step T steps^-r must stay a normal number (as for fpde), and the
+// FFT history needs uniform steps.
+void check_grading(const Value& fode, const std::string& file) {
+  const Value& grading = fode.at("grading");
+  const Value& steps = fode.at("steps");
+  if (steps.integer > 1) {
+    const double most = 200.0 / std::log10(static_cast<double>(steps.integer));
+    if (grading.real > most) {
+      fail(file, grading.pos, grading.path,
+           "expected a real number in [1, " + format_real(most) + "] for " +
+               std::to_string(steps.integer) + " steps (200 / log10(steps): the first step T " +
+               "steps^-grading must be at least 1e-200 T), got " + format_real(grading.real));
+    }
+  }
+  const Value& history = fode.at("history");
+  if (grading.real > 1.0 && history.text == "fft") {
+    fail(file, history.pos, history.path,
+         "fft needs uniform steps; with " + grading.path + " = " + format_real(grading.real) +
+             " the history is summed directly (use auto or direct)");
+  }
+}
+
 void check_fode(const Value& root, const std::string& file) {
   const Value& fode = root.at("fode");
+  check_grading(fode, file);
   if (const Value* terms = fode.find("terms"); terms != nullptr && terms->given) {
     check_terms(fode, *terms, file);
     return;

@@ -11,12 +11,12 @@
 // per written step, with /fields/y/time and /fields/y/step, and group attribute kind =
 // "components" (the plot script draws trajectories or a (component, t) heat map); /time and
 // /step (the written steps); /order, the order of every component; root attributes
-// fode_method, fode_history, fode_steps, fode_horizon, fode_step_size; and the deck text and
-// resolved deck given in the options. No XDMF sidecar (the components are no spatial grid).
-// A multi-term equation (frac/multi_term_solver.hpp) is written the same way as one component
-// y (rank 0), its /order the highest order, through FodeSeries. Levels are gathered in memory and
-// written a chunk (about 1 MiB) at a time, so a long solve written at every step costs little more
-// than the solve.
+// fode_method, fode_history, fode_steps, fode_horizon, fode_step_size, fode_grading; and the deck
+// text and resolved deck given in the options. No XDMF sidecar (the components are no spatial
+// grid). A multi-term equation (frac/multi_term_solver.hpp) is written the same way as one
+// component y (rank 0), its /order the highest order, through FodeSeries. Levels are gathered in
+// memory and written a chunk (about 1 MiB) at a time, so a long solve written at every step costs
+// little more than the solve.
 //
 // The grid is a 1D DMDA over the ranks that own components (a DMDA needs at least one point
 // per rank), with the solver's ownership ranges, so each rank writes its own components
@@ -46,6 +46,7 @@ struct FodeSeries {
   std::int64_t steps = 0;
   double horizon = 0.0;
   double step_size = 0.0;
+  double grading = 1.0;
 };
 
 /// The solver's own components.

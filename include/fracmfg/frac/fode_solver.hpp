@@ -211,6 +211,8 @@ class FodeSolver {
   double step_size() const;
   std::int64_t steps() const;
   double horizon() const;
+  /// r of t_n = T (n/N)^r (1: uniform).
+  double grading() const;
   /// Order of local component k.
   double order(std::size_t k) const;
   const FodeOptions& options() const;

@@ -69,6 +69,7 @@ struct MultiTermProblem {
   std::vector<double> initial;
   double horizon = 1.0;      ///< T > 0
   std::int64_t steps = 100;  ///< N >= 1, h = T / N
+  double grading = 1.0;      ///< FodeProblem::grading: t_n = T (n/N)^r
 };
 
 /// The number of initial values a problem of these orders needs: ceil(max order), at least 1.

@@ -146,6 +146,7 @@ struct FodeConfig {
   Terms terms;  ///< given: one multi-term equation (rhs has one formula; `order` is unused)
   double horizon = 1.0;
   int steps = 100;
+  double grading = 1.0;  ///< t_n = T (n / steps)^grading; 1: uniform
   Method method = Method::abm;
   int corrector_iterations = 1;
   History history = History::automatic;
