@@ -714,13 +714,13 @@ double power_difference(double a_val, double d, double p) {
 
 }  // namespace
 
-// Product integration of 1/Gamma(a) int_0^{t_n} (t_n - s)^{a-1} f(s) ds on the graded mesh,
-// cell [t_j, t_{j+1}] of length d_j, with A = t_n - t_j and B = A - d_j (Garrappa 2018,
-// Sec. 3, on a general mesh): the rectangle rule (f_j on the cell) gives the predictor weight
-// (A^a - B^a) / Gamma(a+1); the trapezoid rule (f linear on the cell) gives f_j the weight
-// (D_{a+1}/(a+1) - B D_a/a) / (d_j Gamma(a)) and f_{j+1} the weight
-// (A D_a/a - D_{a+1}/(a+1)) / (d_j Gamma(a)), D_p = A^p - B^p. On the uniform mesh these are
-// the weights of frac/weights.hpp. The sum is direct: O(n) per component at step n.
+// Product integration of 1/Gamma(a) int_0^{t_n} (t_n - s)^{a-1} f(s) ds on the graded mesh
+// (the product rules of Garrappa 2018, Sec. 3, for cells of any length): on the cell
+// [t_j, t_{j+1}] of length d_j, with A = t_n - t_j, B = A - d_j and D_p = A^p - B^p, the
+// rectangle rule (f_j on the cell) gives the predictor weight D_a / Gamma(a+1); the trapezoid
+// rule (f linear on the cell) gives f_j the weight (D_{a+1}/(a+1) - B D_a/a) / (d_j Gamma(a))
+// and f_{j+1} the weight (A D_a/a - D_{a+1}/(a+1)) / (d_j Gamma(a)). On the uniform mesh
+// these are the weights of frac/weights.hpp. The sum is direct: O(n) per component at step n.
 void FodeSolver::Impl::graded_history(std::int64_t n) {
   const auto start = std::chrono::steady_clock::now();
   const auto nloc = static_cast<std::size_t>(local);
