@@ -56,6 +56,47 @@ FodeHistory to_history(io::FodeConfig::History history) {
   return FodeHistory::automatic;
 }
 
+namespace {
+
+FodeOptions options_of(const io::FodeConfig& config) {
+  FodeOptions o;
+  o.method = to_method(config.method);
+  o.corrector_iterations = config.corrector_iterations;
+  o.history = to_history(config.history);
+  o.newton_tolerance = config.newton.tolerance;
+  o.newton_max_iterations = config.newton.max_iterations;
+  return o;
+}
+
+}  // namespace
+
+MultiTermSetup multi_term_setup(const io::FodeConfig& config) {
+  if (config.dimension() != 1) {
+    throw Error("fode: a multi-term equation needs one formula f(t, y1), got " +
+                std::to_string(config.dimension()));
+  }
+  MultiTermSetup s;
+  s.problem.orders = config.terms.order;
+  s.problem.coefficients = config.terms.coefficient;
+  s.problem.initial = config.initial;
+  s.problem.horizon = config.horizon;
+  s.problem.steps = config.steps;
+  s.problem.grading = config.grading;
+  auto rhs = std::make_shared<DeckRhs>();
+  const io::ExpressionSpec& spec = config.rhs.front();
+  rhs->formulas.push_back(spec.compile());
+  std::vector<int> slot;
+  for (const std::string& v : spec.variables) slot.push_back(slot_of(v, 1, spec.text));
+  rhs->slots.push_back(std::move(slot));
+  s.problem.rhs = [rhs](double t, double y) {
+    double f = 0.0;
+    (*rhs)(t, &y, &f);
+    return f;
+  };
+  s.options = options_of(config);
+  return s;
+}
+
 FodeSetup fode_setup(MPI_Comm comm, const io::FodeConfig& config) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -66,6 +107,7 @@ FodeSetup fode_setup(MPI_Comm comm, const io::FodeConfig& config) {
   s.problem.local_size = rank == 0 ? static_cast<PetscInt>(d) : 0;
   s.problem.horizon = config.horizon;
   s.problem.steps = config.steps;
+  s.problem.grading = config.grading;
   if (rank == 0) {
     s.problem.order = config.order;
     s.problem.initial = config.initial;
@@ -91,11 +133,7 @@ FodeSetup fode_setup(MPI_Comm comm, const io::FodeConfig& config) {
     s.rhs.function = [](double, const double*, double*) {};  // no components on this rank
   }
 
-  s.options.method = to_method(config.method);
-  s.options.corrector_iterations = config.corrector_iterations;
-  s.options.history = to_history(config.history);
-  s.options.newton_tolerance = config.newton.tolerance;
-  s.options.newton_max_iterations = config.newton.max_iterations;
+  s.options = options_of(config);
   return s;
 }
 

@@ -33,6 +33,7 @@ struct FodeOutput::Impl {
   std::int64_t steps = 0;
   double horizon = 0.0;
   double step_size = 0.0;
+  double grading = 1.0;
   // Only on ranks that own components (the members of `comm`):
   std::unique_ptr<MPI_Comm, CommFree> comm;
   la::DmHandle da;
@@ -40,33 +41,66 @@ struct FodeOutput::Impl {
   bool member() const { return writer != nullptr; }
 };
 
+FodeSeries fode_series(const FodeSolver& solver) {
+  FodeSeries series;
+  series.comm = solver.comm();
+  series.local_sizes = solver.local_sizes();
+  for (PetscInt k = 0; k < solver.local_size(); ++k) {
+    series.orders.push_back(solver.order(static_cast<std::size_t>(k)));
+  }
+  series.method = solver.options().method;
+  series.history = solver.options().history;
+  series.steps = solver.steps();
+  series.horizon = solver.horizon();
+  series.step_size = solver.step_size();
+  series.grading = solver.grading();
+  return series;
+}
+
+FodeSeries fode_series(const MultiTermSolver& solver) {
+  FodeSeries series = fode_series(solver.system());
+  std::fill(series.local_sizes.begin(), series.local_sizes.end(), 0);
+  series.local_sizes.front() = 1;
+  int rank = 0;
+  MPI_Comm_rank(series.comm, &rank);
+  series.orders.clear();
+  if (rank == 0) series.orders.push_back(solver.highest_order());
+  return series;
+}
+
 FodeOutput::FodeOutput(const FodeSolver& solver, const std::string& path,
+                       const io::H5WriterOptions& options, std::int64_t expected_levels)
+    : FodeOutput(fode_series(solver), path, options, expected_levels) {}
+
+FodeOutput::FodeOutput(const FodeSeries& series, const std::string& path,
                        const io::H5WriterOptions& options, std::int64_t expected_levels)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.path = path;
-  s.local = static_cast<std::size_t>(solver.local_size());
-  s.method = solver.options().method;
-  s.history = solver.options().history;
-  s.steps = solver.steps();
-  s.horizon = solver.horizon();
-  s.step_size = solver.step_size();
-  for (std::size_t k = 0; k < s.local; ++k) s.orders.push_back(solver.order(k));
+  s.orders = series.orders;
+  s.local = series.orders.size();
+  s.method = series.method;
+  s.history = series.history;
+  s.steps = series.steps;
+  s.horizon = series.horizon;
+  s.step_size = series.step_size;
+  s.grading = series.grading;
 
   // The writers: the ranks that own components, in rank order.
   int rank = 0;
-  MPI_Comm_rank(solver.comm(), &rank);
+  MPI_Comm_rank(series.comm, &rank);
   s.comm.reset(new MPI_Comm(MPI_COMM_NULL));
-  MPI_Comm_split(solver.comm(), s.local > 0 ? 0 : MPI_UNDEFINED, rank, s.comm.get());
+  MPI_Comm_split(series.comm, s.local > 0 ? 0 : MPI_UNDEFINED, rank, s.comm.get());
   if (*s.comm == MPI_COMM_NULL) return;
 
   std::vector<PetscInt> ranges;
-  for (PetscInt n : solver.local_sizes()) {
+  PetscInt global = 0;
+  for (PetscInt n : series.local_sizes) {
     if (n > 0) ranges.push_back(n);
+    global += n;
   }
   DM da = nullptr;
-  FRACMFG_PETSC_CHECK(
-      DMDACreate1d(*s.comm, DM_BOUNDARY_NONE, solver.global_size(), 1, 0, ranges.data(), &da));
+  FRACMFG_PETSC_CHECK(DMDACreate1d(*s.comm, DM_BOUNDARY_NONE, global, 1, 0, ranges.data(), &da));
   s.da.reset(da);
   FRACMFG_PETSC_CHECK(DMSetUp(da));
   io::H5Writer::check_output_path(*s.comm, path);
@@ -112,6 +146,7 @@ void FodeOutput::commit() {
   w.set_attribute_int64("/", "fode_steps", s.steps);
   w.set_attribute_double("/", "fode_horizon", s.horizon);
   w.set_attribute_double("/", "fode_step_size", s.step_size);
+  w.set_attribute_double("/", "fode_grading", s.grading);
   w.commit();
 }
 

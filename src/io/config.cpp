@@ -161,9 +161,10 @@ bool operator==(const MfgConfig& a, const MfgConfig& b) {
 
 bool operator==(const FodeConfig& a, const FodeConfig& b) {
   const auto key = [](const FodeConfig& c) {
-    return std::tie(c.order, c.horizon, c.steps, c.method, c.corrector_iterations, c.history,
-                    c.newton.tolerance, c.newton.max_iterations, c.newton.jacobian, c.rhs,
-                    c.initial, c.initial_derivative);
+    return std::tie(c.order, c.terms.order, c.terms.coefficient, c.horizon, c.steps, c.grading,
+                    c.method, c.corrector_iterations, c.history, c.newton.tolerance,
+                    c.newton.max_iterations, c.newton.jacobian, c.rhs, c.initial,
+                    c.initial_derivative);
   };
   return key(a) == key(b);
 }
@@ -301,8 +302,11 @@ FodeConfig fode_config(const Value& root) {
   const Value& fode = root.at("fode");
   const Reader r{fode};
   r.reals("order", c.order);
+  r.reals("terms.order", c.terms.order);
+  r.reals("terms.coefficient", c.terms.coefficient);
   r.real("horizon", c.horizon);
   r.integer("steps", c.steps);
+  r.real("grading", c.grading);
   r.word("method", kFodeMethod, c.method);
   r.integer("corrector_iterations", c.corrector_iterations);
   r.word("history", kFodeHistory, c.history);

@@ -55,6 +55,8 @@ std::string read_file(const std::string& path) {
 void emit_section(YAML::Emitter& out, const detail::Value& section) {
   out << YAML::BeginMap;
   for (const auto& v : section.children) {
+    // An absent section without defaults (fode.terms) has nothing to fill in.
+    if (v.field->is_section() && !v.given && v.children.empty()) continue;
     out << YAML::Key << v.field->name() << YAML::Value;
     switch (v.field->kind()) {
       case FieldKind::section: emit_section(out, v); break;

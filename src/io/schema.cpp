@@ -392,7 +392,12 @@ void section_markdown(std::ostringstream& os, const Field& section, const std::s
   os << md_escape(section.doc());
   if (section.has_condition()) os << " " << condition_text(section, true);
   if (!path.empty()) {
-    os << (section.is_required() ? " Required." : " Optional; every key has a default.");
+    const auto& cs = section.children();
+    const bool defaults = std::all_of(
+        cs.begin(), cs.end(), [](const Field& c) { return c.is_section() || c.has_default(); });
+    os << (section.is_required() ? " Required."
+           : defaults            ? " Optional; every key has a default."
+                                 : " Optional.");
   }
   os << "\n\n";
   os << "| key | type | range / values | default | description |\n";

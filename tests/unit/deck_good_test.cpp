@@ -216,6 +216,18 @@ TEST(GoodDecks, OneOrderServesEveryComponent) {
   EXPECT_EQ(c.rhs[2].variables, (std::vector<std::string>{"t", "y3"}));
 }
 
+TEST(GoodDecks, FodeTermsDeckHoldsAMultiTermEquation) {
+  const FodeConfig& c = input("fode_bagley_torvik.yaml").fode();
+  EXPECT_TRUE(c.multi_term());
+  EXPECT_EQ(c.terms.order, (std::vector<double>{2.0, 1.5, 0.0}));
+  EXPECT_EQ(c.terms.coefficient, (std::vector<double>{1.0, 1.0, 1.0}));
+  EXPECT_EQ(c.dimension(), 1u);
+  EXPECT_EQ(c.rhs[0].variables, (std::vector<std::string>{"t"}));
+  EXPECT_EQ(c.initial, (std::vector<double>{1.0, 1.0}));
+  EXPECT_TRUE(c.initial_derivative.empty());
+  EXPECT_FALSE(input("fode_relaxation.yaml").fode().multi_term());
+}
+
 TEST(GoodDecks, FpdeDecksHoldTheirValues) {
   const FpdeConfig& sub = input("fpde_subdiffusion_1d.yaml").fpde();
   EXPECT_EQ(sub.type, FpdeConfig::Type::time_fractional);

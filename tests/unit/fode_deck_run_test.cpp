@@ -1,7 +1,7 @@
 // `fracmfg run` on the fode -ci decks (frac::run_fode_deck, what drivers/run_fode.cpp calls):
-// the HDF5 file holds the solution at every output.every-th step and the last one, on the
-// component grid, and its values match the exact solutions within the discretisation error
-// the convergence tests measure.
+// systems, and with fode.terms one multi-term equation. The HDF5 file holds the solution at
+// every output.every-th step and the last one, on the component grid, and its values match the
+// exact solutions within the discretisation error the convergence tests measure.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscsys.h>
@@ -145,4 +145,11 @@ TEST(fode_deck_run_test, RotationCiDeckWritesTheComplexMittagLefflerSolution) {
         return i == 0 ? z.real() : z.imag();
       },
       1e-4);
+}
+
+TEST(fode_deck_run_test, BagleyTorvikCiDeckWritesTheExactLinearSolution) {
+  // fode.terms: y'' + D^{3/2} y + y = 1 + t, y = 1 + t, reproduced to round-off by the
+  // implicit method; the file holds y alone (one component, /order the highest order 2).
+  run_and_compare(
+      "fode_bagley_torvik-ci", 200, 10, [](std::size_t, double t) { return 1.0 + t; }, 1e-12);
 }

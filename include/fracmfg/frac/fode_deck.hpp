@@ -9,10 +9,14 @@
 // none and only take part in the collective calls. The formulas are compiled once; the
 // right-hand side evaluates them with the variables t, y1..yd. The implicit method uses
 // forward-difference Jacobians (the deck's newton.jacobian: finite_difference).
+//
+// A deck with fode.terms describes one multi-term equation instead (multi_term_setup(): a
+// frac::MultiTermProblem whose f(t, y) is the one formula of fode.rhs with y1 = y).
 
 #include <mpi.h>
 
 #include "fracmfg/frac/fode_solver.hpp"
+#include "fracmfg/frac/multi_term_solver.hpp"
 #include "fracmfg/io/config.hpp"
 
 namespace fracmfg::frac {
@@ -26,6 +30,15 @@ struct FodeSetup {
 /// Not collective (reads the rank with MPI_Comm_rank). Throws core::ExpressionError only for a
 /// config built in code with an invalid formula (deck formulas are checked when read).
 FodeSetup fode_setup(MPI_Comm comm, const io::FodeConfig& config);
+
+struct MultiTermSetup {
+  MultiTermProblem problem;
+  FodeOptions options;
+};
+
+/// For a config with terms (config.multi_term()); the same on every rank. Not collective.
+/// Throws core::ExpressionError only for a config built in code with an invalid formula.
+MultiTermSetup multi_term_setup(const io::FodeConfig& config);
 
 /// FodeMethod / FodeHistory of the deck words.
 FodeMethod to_method(io::FodeConfig::Method method);

@@ -135,19 +135,29 @@ struct FodeConfig {
     Jacobian jacobian = Jacobian::finite_difference;
   };
 
+  /// A multi-term equation sum_k coefficient_k D^{order_k} y = f(t, y) (frac/multi_term_solver.hpp)
+  /// for one unknown; empty: a system of `order`.
+  struct Terms {
+    std::vector<double> order;
+    std::vector<double> coefficient;
+  };
+
   std::vector<double> order = {0.5};  ///< one for all components, or one per component
+  Terms terms;  ///< given: one multi-term equation (rhs has one formula; `order` is unused)
   double horizon = 1.0;
   int steps = 100;
+  double grading = 1.0;  ///< t_n = T (n / steps)^grading; 1: uniform
   Method method = Method::abm;
   int corrector_iterations = 1;
   History history = History::automatic;
   Newton newton;
   /// f_i of t, y1..yd; from a deck each declares t and the y_k its text names (in order).
   std::vector<ExpressionSpec> rhs;
-  std::vector<double> initial;             ///< y(0), d values
+  std::vector<double> initial;  ///< y(0), d values; with terms y(0) (and y'(0), order > 1)
   std::vector<double> initial_derivative;  ///< y'(0), d values when some order > 1, else empty
 
   std::size_t dimension() const { return rhs.size(); }
+  bool multi_term() const { return !terms.order.empty(); }
   /// The order of component i (0-based).
   double order_of(std::size_t i) const { return order.size() == 1 ? order[0] : order.at(i); }
 };
