@@ -77,6 +77,12 @@ FpdeProblem fpde_problem_from_config(const io::FpdeConfig& config) {
     p.nonlinear_source = [f = std::move(source)](double x, double y, double t, double u) {
       return f(x, y, t, u);
     };
+    if (!config.source_derivative.text.empty()) {
+      p.nonlinear_source_derivative = [f = Formula(config.source_derivative, true)](
+                                          double x, double y, double t, double u) {
+        return f(x, y, t, u);
+      };
+    }
   } else {
     p.source = function_of(std::move(source));
   }

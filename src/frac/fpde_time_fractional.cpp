@@ -480,24 +480,33 @@ class TimeFractionalStepper final : public FpdeStepper {
     FRACMFG_PETSC_CALLBACK_END
   }
 
+  /// J = a - W diag(df/du): the derivative from the problem when it has one, else forward
+  /// differences with the step of fpde_problem.hpp.
   static PetscErrorCode snes_jacobian(SNES, Vec x, Mat j, Mat, void* ctx) {
     FRACMFG_PETSC_CALLBACK_BEGIN
     auto* self = static_cast<TimeFractionalStepper*>(ctx);
+    const FpdeProblem& problem = self->ctx_.problem;
     const double t = self->ctx_.mesh.time(self->current_level_);
     {
       ReadArray xa(x);
       const std::size_t np = self->fu_.size();
-      self->ctx_.grid.evaluate(self->ctx_.problem.nonlinear_source, t, xa.get(), self->fu_.data());
-      for (std::size_t p = 0; p < np; ++p) {
-        const double h = 1.4901161193847656e-08 * std::max(1.0, std::fabs(xa.get()[p]));
-        self->work_u_[p] = xa.get()[p] + h;
-      }
-      self->ctx_.grid.evaluate(self->ctx_.problem.nonlinear_source, t, self->work_u_.data(),
-                               self->fu_shift_.data());
       WriteArray w(self->cw_);
-      for (std::size_t p = 0; p < np; ++p) {
-        const double h = self->work_u_[p] - xa.get()[p];
-        w.get()[p] = -self->weight_[p] * (self->fu_shift_[p] - self->fu_[p]) / h;
+      if (problem.nonlinear_source_derivative) {
+        self->ctx_.grid.evaluate(problem.nonlinear_source_derivative, t, xa.get(),
+                                 self->fu_.data());
+        for (std::size_t p = 0; p < np; ++p) w.get()[p] = -self->weight_[p] * self->fu_[p];
+      } else {
+        self->ctx_.grid.evaluate(problem.nonlinear_source, t, xa.get(), self->fu_.data());
+        for (std::size_t p = 0; p < np; ++p) {
+          const double h = 1.4901161193847656e-08 * std::max(1.0, std::fabs(xa.get()[p]));
+          self->work_u_[p] = xa.get()[p] + h;
+        }
+        self->ctx_.grid.evaluate(problem.nonlinear_source, t, self->work_u_.data(),
+                                 self->fu_shift_.data());
+        for (std::size_t p = 0; p < np; ++p) {
+          const double h = self->work_u_[p] - xa.get()[p];
+          w.get()[p] = -self->weight_[p] * (self->fu_shift_[p] - self->fu_[p]) / h;
+        }
       }
     }
     FRACMFG_PETSC_CHECK(MatCopy(self->a_, j, SAME_NONZERO_PATTERN));

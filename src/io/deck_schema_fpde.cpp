@@ -1,6 +1,8 @@
 // The `fpde` section: time- or space-fractional diffusion in 1D or 2D.
 #include <cmath>
 
+#include "fracmfg/core/expression.hpp"
+
 #include "io/deck_schema_sections.hpp"
 
 namespace fracmfg::io::detail {
@@ -11,6 +13,7 @@ using namespace schema;
 Field fpde_schema() {
   const std::vector<std::string> xy = {"x", "y"};
   const std::vector<std::string> xyt = {"x", "y", "t"};
+  const std::vector<std::string> xytu = {"x", "y", "t", "u"};
   return section("fpde", "Fractional diffusion: D_t^a u = K Laplace u + f, or u_t = -K (-Laplace)^(a/2) u + f.", {
     choice("type", {"time_fractional", "space_fractional"}, "time_fractional: Caputo in time (L1); space_fractional: Riesz in space (Toeplitz)").required(),
     real("order", "order a: in [1e-6, 1) for time_fractional, in (1, 2] for space_fractional").greater_than(0).at_most(2).required(),
@@ -28,7 +31,8 @@ Field fpde_schema() {
     }),
     real("diffusivity", "diffusion coefficient K").greater_than(0).required(),
     expression("initial", xy, "initial condition u(0, x, y)").required(),
-    expression("source", xyt, "source term f(x, y, t)").def("0"),
+    expression("source", xytu, "source term f(x, y, t) or f(x, y, t, u); with u (time_fractional only) each step is solved by Newton's method").def("0"),
+    expression("source_derivative", xytu, "df/du of a source that uses u, for the Newton Jacobian").optional("forward differences when absent: (f(u + d) - f(u)) / d, d = 2^-26 max(1, |u|)"),
     expression("boundary_value", xyt, "boundary data: the value (dirichlet) or the outward flux (neumann)").def("0").only_when("fpde.domain.boundary", {"dirichlet", "neumann"}),
     section("history", "Memory of the Caputo derivative.", {
       choice("method", {"direct", "soe"}, "direct: the full L1 sum; soe: sum-of-exponentials approximation").def("soe"),
@@ -92,8 +96,23 @@ void check_fpde(const Value& root, const std::string& file) {
                "longer side, fewer points or a smaller diffusivity");
     }
   }
-  for (const char* key : {"initial", "source", "boundary_value"}) {
+  for (const char* key : {"initial", "source", "source_derivative", "boundary_value"}) {
     if (const Value* v = fpde.find(key)) check_no_y_in_1d(*v, length.reals.size(), file);
+  }
+  // A source depending on u: Newton's method on the L1 scheme's steps (time_fractional); the
+  // derivative only means something for such a source.
+  const Value& source = fpde.at("source");
+  const bool nonlinear = core::Expression(source.text, source.field->variables()).uses("u");
+  if (nonlinear && type.text != "time_fractional") {
+    fail(file, source.pos, source.path,
+         "uses u, which type " + type.text + " does not support; expected a source of x, y " +
+             "and t, or type time_fractional");
+  }
+  if (const Value* derivative = fpde.find("source_derivative")) {
+    if (!nonlinear) {
+      fail(file, derivative->key_pos, derivative->path,
+           "given, but fpde.source does not use u; expected it only with a source of u");
+    }
   }
 }
 
