@@ -2,7 +2,6 @@
 #include <cmath>
 
 #include "fracmfg/core/expression.hpp"
-
 #include "io/deck_schema_sections.hpp"
 
 namespace fracmfg::io::detail {
