@@ -30,7 +30,7 @@ Field fpde_schema() {
     }),
     real("diffusivity", "diffusion coefficient K").greater_than(0).required(),
     expression("initial", xy, "initial condition u(0, x, y)").required(),
-    expression("source", xytu, "source term f(x, y, t) or f(x, y, t, u); with u (time_fractional only) each step is solved by Newton's method").def("0"),
+    expression("source", xytu, "source term f(x, y, t) or f(x, y, t, u); with u each step is solved by Newton's method").def("0"),
     expression("source_derivative", xytu, "df/du of a source that uses u, for the Newton Jacobian").optional("forward differences when absent: (f(u + d) - f(u)) / d, d = 2^-26 max(1, |u|)"),
     expression("boundary_value", xyt, "boundary data: the value (dirichlet) or the outward flux (neumann)").def("0").only_when("fpde.domain.boundary", {"dirichlet", "neumann"}),
     section("history", "Memory of the Caputo derivative.", {
@@ -98,15 +98,9 @@ void check_fpde(const Value& root, const std::string& file) {
   for (const char* key : {"initial", "source", "source_derivative", "boundary_value"}) {
     if (const Value* v = fpde.find(key)) check_no_y_in_1d(*v, length.reals.size(), file);
   }
-  // A source depending on u: Newton's method on the L1 scheme's steps (time_fractional); the
-  // derivative only means something for such a source.
+  // The derivative only means something for a source depending on u.
   const Value& source = fpde.at("source");
   const bool nonlinear = core::Expression(source.text, source.field->variables()).uses("u");
-  if (nonlinear && type.text != "time_fractional") {
-    fail(file, source.pos, source.path,
-         "uses u, which type " + type.text + " does not support; expected a source of x, y " +
-             "and t, or type time_fractional");
-  }
   if (const Value* derivative = fpde.find("source_derivative")) {
     if (!nonlinear) {
       fail(file, derivative->key_pos, derivative->path,

@@ -1,7 +1,8 @@
-// Nonlinear time-fractional PDEs (frac::FpdeSolver with a source of u, Newton per step) on
+// Nonlinear fractional PDEs (frac::FpdeSolver with a source of u, Newton per step) on
 // several ranks: the distributed run agrees with the one-rank run to round-off, and a run
 // stopped and restarted from a checkpoint reproduces the uninterrupted run bit for bit
-// (Allen-Cahn and Fisher-KPP, 1D and 2D, given derivative and forward differences).
+// (Allen-Cahn and Fisher-KPP, 1D and 2D, given derivative and forward differences; the L1
+// scheme and the Riesz theta scheme).
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscsys.h>
@@ -72,6 +73,22 @@ std::vector<Named> cases() {
     c.source = {"2*u*(1-u)", {"x", "y", "t", "u"}};
     c.source_derivative = {"2 - 4*u", {"x", "y", "t", "u"}};
     v.push_back({"Fisher-KPP 2D neumann", c});
+  }
+  {
+    auto c = base(1, Boundary::dirichlet, 70, 20);
+    c.type = io::FpdeConfig::Type::space_fractional;
+    c.order = 1.6;
+    c.time.grading = 1.0;
+    c.source_derivative = {"", {"x", "y", "t", "u"}};  // forward differences
+    c.boundary_value = {"0.2*t", {"x", "y", "t"}};
+    v.push_back({"Riesz Allen-Cahn 1D dirichlet", c});
+  }
+  {
+    auto c = base(2, Boundary::periodic, 16, 8);
+    c.type = io::FpdeConfig::Type::space_fractional;
+    c.order = 1.4;
+    c.time.grading = 1.0;
+    v.push_back({"Riesz Allen-Cahn 2D periodic", c});
   }
   return v;
 }

@@ -1,15 +1,18 @@
-// Nonlinear time-fractional PDEs D_t^a u = K Laplace u + f(u) (frac::FpdeSolver, type
-// time_fractional, Newton's method per L1 step): time-fractional Allen-Cahn (f = u - u^3,
-// K = eps^2) and Fisher-KPP (f = r u (1 - u)) against manufactured solutions, the Jacobian
-// from a given df/du against forward differences, and the Allen-Cahn energy from a random
-// field.
+// Nonlinear fractional PDEs D_t^a u = K Laplace u + f(u) (frac::FpdeSolver, type
+// time_fractional, Newton's method per L1 step) and u_t = -K (-Laplace)^(s/2) u + f(u) (type
+// space_fractional, theta scheme with f implicit, Newton on a shell Jacobian): Allen-Cahn
+// (f = u - u^3, K = eps^2) and Fisher-KPP (f = r u (1 - u)) against manufactured solutions,
+// the Jacobian from a given df/du against forward differences, and the Allen-Cahn energy
+// from a random field.
 //
 // Manufactured solutions: the source is f(u) - f(u*) + (D^a u* - K Laplace u*) for an exact
 // u*, so u = u* solves the equation, and its nonlinearity is the model's.
 // Orders asserted (within 0.15 of the theory):
 //  - time: 2 - a for u* = (1 + t^2) sin(pi x) on a uniform mesh, with the Laplacian replaced
 //    by its discrete eigenvalue in the source, so that only the L1 error is measured;
-//  - space: 2 for u* = (1 + t) g(x), linear in time (the L1 scheme is exact there).
+//  - space: 2 for u* = (1 + t) g(x), linear in time (the L1 scheme is exact there);
+//  - space_fractional: 2 (Crank-Nicolson) and 1 (implicit Euler) in time on a periodic grid
+//    with the discrete symbol, 2 in space for the Dirichlet solution of Celik & Duman.
 #include <gtest/gtest.h>
 #include <petscsys.h>
 #include <petscvec.h>
@@ -303,6 +306,94 @@ TEST(FpdeNonlinear, AllenCahnEnergyNeverExceedsItsInitialValue) {
     std::printf("Allen-Cahn %dD: E(0) = %.6f, max_n E(u^n) = %.6f, E(T) = %.6f\n", dim, e0, highest,
                 last);
     EXPECT_LT(last, 0.5 * e0) << "the phases separate";
+  }
+}
+
+// --- space_fractional: u_t = -K (-Laplace)^(s/2) u + f(u), theta scheme with f implicit ------
+
+/// -d^s w/d|x|^s for w = v^2 (1 - v)^2 in the variable v, as an expression (Celik & Duman,
+/// J. Comput. Phys. 231 (2012), Example 1; as in fpde_space_fractional_test.cpp).
+std::string riesz_of_w(const std::string& v, double s) {
+  auto rl = [&](const std::string& z) {
+    return "(" + num(2.0 / std::tgamma(3 - s)) + "*(" + z + ")^" + num(2 - s) + "-" +
+           num(12.0 / std::tgamma(4 - s)) + "*(" + z + ")^" + num(3 - s) + "+" +
+           num(24.0 / std::tgamma(5 - s)) + "*(" + z + ")^" + num(4 - s) + ")";
+  };
+  return "(" + num(1.0 / (2.0 * std::cos(kPi * s / 2.0))) + "*(" + rl(v) + "+" + rl("1-" + v) +
+         "))";
+}
+
+io::FpdeConfig riesz_config(Boundary b, int points, int steps, double s, double k) {
+  io::FpdeConfig c;
+  c.type = io::FpdeConfig::Type::space_fractional;
+  c.order = s;
+  c.domain.length = {1.0};
+  c.domain.boundary = b;
+  c.grid.points = {points};
+  c.time.horizon = 1.0;
+  c.time.steps = steps;
+  c.diffusivity = k;
+  return c;
+}
+
+TEST(FpdeNonlinear, RieszCrankNicolsonIsSecondOrderAndEulerFirstOrderInTime) {
+  // Periodic grid, u* = exp(-K lambda_h t) sin(2 pi x) with the discrete symbol lambda_h =
+  // h^-s |2 sin(pi h)|^s and the source f(u) - f(u*): the semi-discrete solution is u*, the
+  // error is the time error.
+  const double s = 1.7;
+  const int n = 32;
+  const double h = 1.0 / n;
+  const double k = 0.2;
+  const double lambda = k * std::pow(h, -s) * std::pow(2.0 * std::sin(kPi * h), s);
+  const std::string exact = "exp(-" + num(lambda) + "*t)*sin(2*pi*x)";
+  for (const Model* m : {&kAllenCahn, &kFisher}) {
+    for (const char* scheme : {"crank_nicolson", "euler"}) {
+      ASSERT_EQ(PetscOptionsSetValue(nullptr, "-nlts_time_scheme", scheme), 0);
+      std::vector<int> steps = {10, 20, 40, 80};
+      std::vector<double> err;
+      for (int count : steps) {
+        auto c = riesz_config(Boundary::periodic, n, count, s, k);
+        c.time.horizon = 0.5;
+        c.initial = {"sin(2*pi*x)", {"x", "y"}};
+        c.source = {m->f + " - (" + m->of(exact) + ")", {"x", "y", "t", "u"}};
+        c.source_derivative = {m->derivative, {"x", "y", "t", "u"}};
+        frac::FpdeSolverOptions o;
+        o.prefix = "nlts_";
+        FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c), o);
+        solver.run_until(count);
+        EXPECT_GE(solver.statistics().nonlinear_iterations, count);
+        err.push_back(solver.error_against(core::Expression(exact, {"x", "y", "t"})).max);
+      }
+      print_table(std::string(m->name) + ", Riesz time scheme " + scheme, steps, err);
+      const double expected = std::string(scheme) == "euler" ? 1.0 : 2.0;
+      for (double p : orders(err)) EXPECT_NEAR(p, expected, 0.15) << m->name << " " << scheme;
+    }
+  }
+  ASSERT_EQ(PetscOptionsClearValue(nullptr, "-nlts_time_scheme"), 0);
+}
+
+TEST(FpdeNonlinear, RieszConvergesAtOrderTwoInSpace) {
+  // Dirichlet, u* = e^-t w(x), w = x^2 (1 - x)^2 continued by zero; Crank-Nicolson with
+  // tau = h, so both errors are O(h^2); forward differences for df/du.
+  const double s = 1.5;
+  const double k = 0.5;
+  const std::string exact = "exp(-t)*x^2*(1-x)^2";
+  for (const Model* m : {&kAllenCahn, &kFisher}) {
+    std::vector<int> points = {33, 65, 129, 257};
+    std::vector<double> err;
+    for (int n : points) {
+      auto c = riesz_config(Boundary::dirichlet, n, n - 1, s, k);
+      c.initial = {"x^2*(1-x)^2", {"x", "y"}};
+      c.source = {m->f + " - (" + m->of(exact) + ") + exp(-t)*(-x^2*(1-x)^2 + " + num(k) + "*" +
+                      riesz_of_w("x", s) + ")",
+                  {"x", "y", "t", "u"}};
+      FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c));
+      solver.run_until(c.time.steps);
+      err.push_back(solver.error_against(core::Expression(exact, {"x", "y", "t"})).max);
+      EXPECT_LE(solver.statistics().last_linear_iterations, 15);
+    }
+    print_table(std::string(m->name) + ", Riesz space (dirichlet)", points, err);
+    for (double p : orders(err)) EXPECT_NEAR(p, 2.0, 0.15) << m->name;
   }
 }
 

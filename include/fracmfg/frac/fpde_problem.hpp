@@ -18,7 +18,7 @@
 // time; an empty function means 0.
 //   initial          u(x, y, 0) (called with t = 0);
 //   source           f(x, y, t); or
-//   nonlinear_source f(x, y, t, u), a source that depends on u: each time_fractional step is
+//   nonlinear_source f(x, y, t, u), a source that depends on u: each step (of either type) is
 //                    then solved by Newton's method (set at most one of the two);
 //   nonlinear_source_derivative  df/du(x, y, t, u) of nonlinear_source, for the Newton
 //                    Jacobian; empty: forward differences (f(u + d) - f(u)) / d with
