@@ -71,6 +71,9 @@ FpdeProblem fpde_problem_from_config(const io::FpdeConfig& config) {
   p.history = config.history;
   p.solver = config.solver;
   p.initial = function_of(Formula(config.initial, false));
+  if (!config.diffusivity_profile.text.empty()) {
+    p.diffusivity_profile = function_of(Formula(config.diffusivity_profile, false));
+  }
   Formula source(config.source, true);
   p.source_depends_on_time = source.uses("t");
   if (source.uses("u")) {

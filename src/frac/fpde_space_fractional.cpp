@@ -67,6 +67,11 @@ class SpaceFractionalStepper final : public FpdeStepper {
  public:
   explicit SpaceFractionalStepper(const FpdeStepContext& context) : FpdeStepper(context) {
     const FpdeProblem& problem = ctx_.problem;
+    if (problem.diffusivity_profile) {
+      throw Error(
+          "fpde: a diffusivity_profile (variable K) applies to type time_fractional only; the "
+          "Riesz operator here has a constant K");
+    }
     nonlinear_ = problem.nonlinear();
     const std::size_t np = ctx_.grid.local_size();
     FRACMFG_PETSC_CHECK(VecDuplicate(ctx_.u, rhs_.out()));

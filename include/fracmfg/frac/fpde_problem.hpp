@@ -61,6 +61,9 @@ struct FpdeProblem {
   Grid grid;           ///< points per direction
   Time time;           ///< horizon, steps, grading
   double diffusivity = 1.0;
+  /// time_fractional: K(x, y) = diffusivity * diffusivity_profile(x, y, 0), > 0, taken at the
+  /// half points of the 5-point operator (symmetric); empty: K = diffusivity everywhere.
+  FpdeFunction diffusivity_profile;
   History history;  ///< time_fractional only
   Solver solver;
 

@@ -44,6 +44,9 @@
 //   the theta weights, the Jacobian I + theta tau K A - theta tau diag(df/du) a shell matrix
 //   (the FFT product plus the diagonal) with the circulant PC of the Riesz part. df/du is
 //   FpdeProblem::nonlinear_source_derivative when set, else forward differences.
+//   A diffusivity_profile (time_fractional) makes K vary in space: the operator is
+//   W div(K grad u) with K at the half points x_i -+ h/2 (mirrored at a Neumann side), so
+//   the matrix stays symmetric; space_fractional refuses it (fracmfg::Error).
 //   -fpde_time_scheme euler|crank_nicolson chooses the space_fractional time scheme.
 // The solver's own options (-fpde_pc_lag_ratio, -fpde_time_scheme, -fpde_circulant) are
 // registered in the options block "fracmfg fpde options", so -help lists them.
