@@ -71,12 +71,21 @@ FpdeProblem fpde_problem_from_config(const io::FpdeConfig& config) {
   p.history = config.history;
   p.solver = config.solver;
   p.initial = function_of(Formula(config.initial, false));
+  if (!config.diffusivity_profile.text.empty()) {
+    p.diffusivity_profile = function_of(Formula(config.diffusivity_profile, false));
+  }
   Formula source(config.source, true);
   p.source_depends_on_time = source.uses("t");
   if (source.uses("u")) {
     p.nonlinear_source = [f = std::move(source)](double x, double y, double t, double u) {
       return f(x, y, t, u);
     };
+    if (!config.source_derivative.text.empty()) {
+      p.nonlinear_source_derivative = [f = Formula(config.source_derivative, true)](
+                                          double x, double y, double t, double u) {
+        return f(x, y, t, u);
+      };
+    }
   } else {
     p.source = function_of(std::move(source));
   }

@@ -57,6 +57,9 @@ struct FpdeSolver::Impl {
     if (problem.source && problem.nonlinear_source) {
       throw Error("fpde: the problem has both a source and a nonlinear_source; set one");
     }
+    if (problem.nonlinear_source_derivative && !problem.nonlinear_source) {
+      throw Error("fpde: the problem has a nonlinear_source_derivative but no nonlinear_source");
+    }
     FRACMFG_PETSC_CHECK(DMCreateGlobalVector(grid.dm(), u.out()));
     {
       WriteArray w(u);

@@ -2,11 +2,18 @@
 // Riesz operator (riesz_operator.hpp, O(h^2)) with the theta scheme in time; each step
 // solves (I + theta tau K A) u^n = (I - (1 - theta) tau K A) u^{n-1} + tau (theta f^n +
 // (1 - theta) f^{n-1}) by CG on the FFT shell matrix (riesz_shell.hpp), preconditioned by a
-// circulant (Strang or T. Chan).
+// circulant (Strang or T. Chan). A source f(x, y, t, u) is taken implicitly with the same
+// weights, theta f(t_n, u^n) + (1 - theta) f(t_{n-1}, u^{n-1}), and each step is solved by
+// Newton's method (SNES): the Jacobian I + theta tau K A - theta tau diag(df/du) is a shell
+// matrix (the FFT product plus the diagonal), CG preconditioned by the same circulant.
+#include <petscsnes.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,9 +67,12 @@ class SpaceFractionalStepper final : public FpdeStepper {
  public:
   explicit SpaceFractionalStepper(const FpdeStepContext& context) : FpdeStepper(context) {
     const FpdeProblem& problem = ctx_.problem;
-    if (problem.nonlinear()) {
-      throw Error("fpde: a source depending on u is supported for type time_fractional only");
+    if (problem.diffusivity_profile) {
+      throw Error(
+          "fpde: a diffusivity_profile (variable K) applies to type time_fractional only; the "
+          "Riesz operator here has a constant K");
     }
+    nonlinear_ = problem.nonlinear();
     const std::size_t np = ctx_.grid.local_size();
     FRACMFG_PETSC_CHECK(VecDuplicate(ctx_.u, rhs_.out()));
     f_now_.resize(np);
@@ -101,20 +111,37 @@ class SpaceFractionalStepper final : public FpdeStepper {
       }
       bnd_g_.resize(bnd_points_.size());
     }
-    ksp_ = la::create_ksp(ctx_.comm);
-    FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(ksp_, ctx_.options.prefix.c_str()));
-    FRACMFG_PETSC_CHECK(KSPSetType(ksp_, KSPCG));
-    FRACMFG_PETSC_CHECK(KSPSetTolerances(ksp_, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
-    PC pc = nullptr;
-    FRACMFG_PETSC_CHECK(KSPGetPC(ksp_, &pc));
-    if (problem.solver.preconditioner == Preconditioner::none) {
-      FRACMFG_PETSC_CHECK(PCSetType(pc, PCNONE));
-    } else {
-      riesz_->set_preconditioner(pc, circulant_);
+    if (!nonlinear_) {
+      ksp_ = la::create_ksp(ctx_.comm);
+      FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(ksp_, ctx_.options.prefix.c_str()));
+      configure_ksp(ksp_);
+      FRACMFG_PETSC_CHECK(KSPSetOperators(ksp_, riesz_->matrix(), riesz_->matrix()));
+      FRACMFG_PETSC_CHECK(KSPSetFromOptions(ksp_));
+      set_initial_guess(ksp_);
+      return;
     }
-    FRACMFG_PETSC_CHECK(KSPSetOperators(ksp_, riesz_->matrix(), riesz_->matrix()));
-    FRACMFG_PETSC_CHECK(KSPSetFromOptions(ksp_));
-    set_initial_guess(ksp_);
+    fu_.resize(np);
+    dfu_.resize(np);
+    work_u_.resize(np);
+    fixed_rhs_.resize(np);
+    PetscInt nlocal = 0;
+    PetscInt nglobal = 0;
+    FRACMFG_PETSC_CHECK(VecGetLocalSize(ctx_.u, &nlocal));
+    FRACMFG_PETSC_CHECK(VecGetSize(ctx_.u, &nglobal));
+    FRACMFG_PETSC_CHECK(
+        MatCreateShell(ctx_.comm, nlocal, nlocal, nglobal, nglobal, this, jacobian_.out()));
+    FRACMFG_PETSC_CHECK(MatShellSetOperation(jacobian_, MATOP_MULT,
+                                             reinterpret_cast<void (*)(void)>(&jacobian_mult)));
+    FRACMFG_PETSC_CHECK(MatSetOption(jacobian_, MAT_SYMMETRIC, PETSC_TRUE));
+    snes_ = la::create_snes(ctx_.comm);
+    FRACMFG_PETSC_CHECK(SNESSetOptionsPrefix(snes_, ctx_.options.prefix.c_str()));
+    FRACMFG_PETSC_CHECK(SNESSetFunction(snes_, nullptr, &snes_function, this));
+    FRACMFG_PETSC_CHECK(SNESSetJacobian(snes_, jacobian_, riesz_->matrix(), &snes_jacobian, this));
+    FRACMFG_PETSC_CHECK(SNESSetTolerances(snes_, 1e-50, 1e-10, 1e-14, 50, 10000));
+    KSP inner = nullptr;
+    FRACMFG_PETSC_CHECK(SNESGetKSP(snes_, &inner));
+    configure_ksp(inner);
+    FRACMFG_PETSC_CHECK(SNESSetFromOptions(snes_));
   }
 
   void advance(std::int64_t n) override {
@@ -124,7 +151,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
     const double kappa = theta_ * tau * k;
     if (kappa != kappa_built_) {
       riesz_->set_coefficients(1.0, kappa);
-      FRACMFG_PETSC_CHECK(KSPSetOperators(ksp_, riesz_->matrix(), riesz_->matrix()));
+      if (ksp_) FRACMFG_PETSC_CHECK(KSPSetOperators(ksp_, riesz_->matrix(), riesz_->matrix()));
       kappa_built_ = kappa;
     }
     // z: u^{n} at the unknowns, (1 - theta) g^n + theta g^{n+1} at the boundary points.
@@ -142,11 +169,20 @@ class SpaceFractionalStepper final : public FpdeStepper {
     // rhs = z - (1 - theta) tau K T z_int - tau K E(z_b), then the sources and the boundary
     // values.
     riesz_->apply(z_, rhs_, 1.0, -(1.0 - theta_) * tau * k, -tau * k);
-    if (f_prev_step_ != n) {
-      evaluate_source(n, f_prev_);
-      f_prev_step_ = n;
+    if (nonlinear_) {
+      // f(t_{n}, u^{n}) again from u (not kept from the last step, so a restart reproduces
+      // the uninterrupted run); f(t_{n+1}, u) is the Newton iteration's.
+      la::VecReadArray ua(ctx_.u);
+      ctx_.grid.evaluate(ctx_.problem.nonlinear_source, ctx_.mesh.time(n), ua.get(),
+                         f_prev_.data());
+      std::fill(f_now_.begin(), f_now_.end(), 0.0);
+    } else {
+      if (f_prev_step_ != n) {
+        evaluate_source(n, f_prev_);
+        f_prev_step_ = n;
+      }
+      evaluate_source(m, f_now_);
     }
-    evaluate_source(m, f_now_);
     {
       WriteArray b(rhs_);
       const auto& side = ctx_.grid.boundary();
@@ -157,11 +193,25 @@ class SpaceFractionalStepper final : public FpdeStepper {
       for (std::size_t q = 0; q < bnd_points_.size(); ++q) b.get()[bnd_points_[q]] = bnd_g_[q];
     }
     const auto t0 = Clock::now();
-    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp_, rhs_, ctx_.u));
+    if (!nonlinear_) {
+      FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp_, rhs_, ctx_.u));
+      ctx_.stats.solve_seconds += seconds_since(t0);
+      check_linear_solve(ksp_, m);
+      std::swap(f_prev_, f_now_);
+      f_prev_step_ = m;
+      return;
+    }
+    solve_nonlinear(m);
     ctx_.stats.solve_seconds += seconds_since(t0);
-    check_linear_solve(ksp_, m);
-    std::swap(f_prev_, f_now_);
-    f_prev_step_ = m;
+  }
+
+  KSP ksp() const override {
+    if (snes_) {
+      KSP inner = nullptr;
+      FRACMFG_PETSC_CHECK(SNESGetKSP(snes_, &inner));
+      return inner;
+    }
+    return ksp_;
   }
 
   /// The state is u alone (the source values are evaluated again).
@@ -173,9 +223,112 @@ class SpaceFractionalStepper final : public FpdeStepper {
     kappa_built_ = std::numeric_limits<double>::quiet_NaN();
   }
 
-  KSP ksp() const override { return ksp_; }
-
  private:
+  void configure_ksp(KSP k) const {
+    FRACMFG_PETSC_CHECK(KSPSetType(k, KSPCG));
+    FRACMFG_PETSC_CHECK(KSPSetTolerances(k, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
+    PC pc = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(k, &pc));
+    if (ctx_.problem.solver.preconditioner == Preconditioner::none) {
+      FRACMFG_PETSC_CHECK(PCSetType(pc, PCNONE));
+    } else {
+      riesz_->set_preconditioner(pc, circulant_);
+    }
+  }
+
+  /// Newton on F(u) = M u - rhs - theta tau mask f(t_m, u), rhs_ holding everything else
+  /// (mask: 1 at the unknowns, 0 at Dirichlet boundary points).
+  void solve_nonlinear(std::int64_t m) {
+    current_level_ = m;
+    current_scale_ = theta_ * ctx_.mesh.step(m);
+    {
+      la::VecReadArray b(rhs_);
+      std::copy(b.get(), b.get() + fixed_rhs_.size(), fixed_rhs_.begin());
+    }
+    FRACMFG_PETSC_CHECK_SOLVE(SNESSolve(snes_, nullptr, ctx_.u));
+    SNESConvergedReason reason;
+    FRACMFG_PETSC_CHECK(SNESGetConvergedReason(snes_, &reason));
+    PetscInt its = 0;
+    PetscInt lits = 0;
+    FRACMFG_PETSC_CHECK(SNESGetIterationNumber(snes_, &its));
+    FRACMFG_PETSC_CHECK(SNESGetLinearSolveIterations(snes_, &lits));
+    ctx_.stats.nonlinear_iterations += its;
+    record_linear(lits);
+    if (reason < 0) {
+      std::ostringstream os;
+      os << "fpde: the nonlinear solve of step " << m << " failed (" << SNESConvergedReasons[reason]
+         << " after " << its << " Newton iterations)";
+      solve_failed(os.str());
+    }
+  }
+
+  static PetscErrorCode snes_function(SNES, Vec x, Vec f, void* ctx) {
+    FRACMFG_PETSC_CALLBACK_BEGIN
+    auto* self = static_cast<SpaceFractionalStepper*>(ctx);
+    FRACMFG_PETSC_CHECK(MatMult(self->riesz_->matrix(), x, f));
+    la::VecReadArray xa(x);
+    self->ctx_.grid.evaluate(self->ctx_.problem.nonlinear_source,
+                             self->ctx_.mesh.time(self->current_level_), xa.get(),
+                             self->fu_.data());
+    WriteArray fa(f);
+    const auto& side = self->ctx_.grid.boundary();
+    for (std::size_t p = 0; p < self->fu_.size(); ++p) {
+      const double source = side[p] != 0 ? 0.0 : self->fu_[p];
+      fa.get()[p] -= self->fixed_rhs_[p] + self->current_scale_ * source;
+    }
+    FRACMFG_PETSC_CALLBACK_END
+  }
+
+  /// dfu_ = theta tau df/du at the unknowns (0 at Dirichlet points): from the problem's
+  /// derivative, else by forward differences with the step of fpde_problem.hpp.
+  static PetscErrorCode snes_jacobian(SNES, Vec x, Mat, Mat, void* ctx) {
+    FRACMFG_PETSC_CALLBACK_BEGIN
+    auto* self = static_cast<SpaceFractionalStepper*>(ctx);
+    const FpdeProblem& problem = self->ctx_.problem;
+    const double t = self->ctx_.mesh.time(self->current_level_);
+    const std::size_t np = self->fu_.size();
+    la::VecReadArray xa(x);
+    if (problem.nonlinear_source_derivative) {
+      self->ctx_.grid.evaluate(problem.nonlinear_source_derivative, t, xa.get(), self->dfu_.data());
+    } else {
+      self->ctx_.grid.evaluate(problem.nonlinear_source, t, xa.get(), self->fu_.data());
+      for (std::size_t p = 0; p < np; ++p) {
+        const double h = 1.4901161193847656e-08 * std::max(1.0, std::fabs(xa.get()[p]));
+        self->work_u_[p] = xa.get()[p] + h;
+      }
+      self->ctx_.grid.evaluate(problem.nonlinear_source, t, self->work_u_.data(),
+                               self->dfu_.data());
+      for (std::size_t p = 0; p < np; ++p) {
+        self->dfu_[p] = (self->dfu_[p] - self->fu_[p]) / (self->work_u_[p] - xa.get()[p]);
+      }
+    }
+    const auto& side = self->ctx_.grid.boundary();
+    for (std::size_t p = 0; p < np; ++p) {
+      self->dfu_[p] = side[p] != 0 ? 0.0 : self->current_scale_ * self->dfu_[p];
+    }
+    FRACMFG_PETSC_CALLBACK_END
+  }
+
+  /// y = M x - dfu_ x.
+  static PetscErrorCode jacobian_mult(Mat j, Vec x, Vec y) {
+    FRACMFG_PETSC_CALLBACK_BEGIN
+    void* ctx = nullptr;
+    FRACMFG_PETSC_CHECK(MatShellGetContext(j, &ctx));
+    auto* self = static_cast<SpaceFractionalStepper*>(ctx);
+    FRACMFG_PETSC_CHECK(MatMult(self->riesz_->matrix(), x, y));
+    la::VecReadArray xa(x);
+    WriteArray ya(y);
+    for (std::size_t p = 0; p < self->dfu_.size(); ++p) ya.get()[p] -= self->dfu_[p] * xa.get()[p];
+    FRACMFG_PETSC_CALLBACK_END
+  }
+
+  bool nonlinear_ = false;  ///< the source depends on u
+  la::SnesHandle snes_;
+  la::MatHandle jacobian_;  ///< MATSHELL: the Riesz matrix minus diag(dfu_)
+  std::vector<double> fu_, dfu_, work_u_, fixed_rhs_;
+  std::int64_t current_level_ = 0;  ///< the level the SNES callbacks solve for
+  double current_scale_ = 0.0;      ///< theta tau of that step
+
   std::unique_ptr<RieszShell> riesz_;
   double theta_ = 0.5;
   CirculantKind circulant_ = CirculantKind::strang;

@@ -7,7 +7,8 @@
 //
 //   fpde_time_fractional.cpp   the L1 scheme, linear (KSP) or with a source depending on u
 //                              (SNES, Newton)
-//   fpde_space_fractional.cpp  the Riesz operator with the theta scheme (KSP on the FFT shell)
+//   fpde_space_fractional.cpp  the Riesz operator with the theta scheme (KSP on the FFT shell,
+//                              or SNES with a shell Jacobian for a source depending on u)
 //
 // A new scheme is a new file beside these two: a class derived from FpdeStepper, a factory
 // function declared below, and a case in FpdeSolver's constructor (fpde_solver.cpp).

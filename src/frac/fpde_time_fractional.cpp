@@ -330,7 +330,10 @@ class TimeFractionalStepper final : public FpdeStepper {
       for (PetscInt i = ctx_.grid.begin(0); i < ctx_.grid.begin(0) + ctx_.grid.count(0); ++i, ++p) {
         if (side[p] != 0) continue;
         auto add = [&](PetscInt ii, PetscInt jj, double h) {
-          nbrs_.push_back({p, k / (h * h)});
+          const double mid_x = 0.5 * static_cast<double>(i + ii) * ctx_.grid.spacing(0);
+          const double mid_y =
+              dim == 2 ? 0.5 * static_cast<double>(j + jj) * ctx_.grid.spacing(1) : 0.0;
+          nbrs_.push_back({p, conductance(k, h, mid_x, mid_y)});
           nbr_x_.push_back(static_cast<double>(ii) * ctx_.grid.spacing(0));
           nbr_y_.push_back(dim == 2 ? static_cast<double>(jj) * ctx_.grid.spacing(1) : 0.0);
         };
@@ -343,6 +346,13 @@ class TimeFractionalStepper final : public FpdeStepper {
     nbr_g_.resize(nbrs_.size());
   }
 
+  /// K(x, y) / h^2 at a half point: diffusivity * profile, or diffusivity / h^2 exactly as
+  /// for a constant K when there is no profile.
+  double conductance(double k, double h, double x, double y) const {
+    if (!ctx_.problem.diffusivity_profile) return k / (h * h);
+    return k * ctx_.problem.diffusivity_profile(x, y, 0.0) / (h * h);
+  }
+
   /// lap_ = W (-K Laplace_h) (Neumann ghost points folded in, Dirichlet neighbours dropped)
   /// and D on the Dirichlet rows. Symmetric.
   void assemble_laplacian() {
@@ -350,6 +360,7 @@ class TimeFractionalStepper final : public FpdeStepper {
     FRACMFG_PETSC_CHECK(MatSetOption(lap_, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
     const int dim = ctx_.grid.dimension();
     const double k = ctx_.problem.diffusivity;
+    const bool variable = static_cast<bool>(ctx_.problem.diffusivity_profile);
     const bool per = ctx_.grid.periodic();
     const auto& side = ctx_.grid.boundary();
     const PetscInt nn[2] = {ctx_.grid.points(0), ctx_.grid.points(1)};
@@ -371,16 +382,37 @@ class TimeFractionalStepper final : public FpdeStepper {
         const double w = weight_[p];
         double diag = 0.0;
         for (int d = 0; d < dim; ++d) {
-          const double c = k / (ctx_.grid.spacing(d) * ctx_.grid.spacing(d));
+          const double h = ctx_.grid.spacing(d);
+          const double c = k / (h * h);
           const PetscInt idx = d == 0 ? i : j;
-          diag += 2.0 * w * c;
           const bool low = !per && idx == 0;
           const bool high = !per && idx == nn[d] - 1;
+          // K at the half points idx -+ 1/2 (variable K); at a Neumann side the ghost point
+          // mirrors the inner one, and so does K.
+          double c_side[2] = {c, c};
+          if (variable) {
+            for (int s = 0; s < 2; ++s) {
+              int dir = s == 0 ? -1 : 1;
+              if (low) dir = 1;
+              if (high) dir = -1;
+              // Periodic: the half point before the first point is the one after the last.
+              double mid = static_cast<double>(idx) + 0.5 * dir;
+              if (mid < 0.0) mid += static_cast<double>(nn[d]);
+              const double xi = d == 0 ? mid : static_cast<double>(i);
+              const double yj = d == 1 ? mid : static_cast<double>(j);
+              c_side[s] = conductance(k, h, xi * ctx_.grid.spacing(0),
+                                      dim == 2 ? yj * ctx_.grid.spacing(1) : 0.0);
+            }
+            diag += w * (c_side[0] + c_side[1]);
+          } else {
+            diag += 2.0 * w * c;
+          }
           for (int dir : {-1, 1}) {
             const PetscInt other = idx + dir;
             if ((dir < 0 && low) || (dir > 0 && high)) continue;  // ghost point, folded in
-            double coeff = -w * c;
-            if (is_neumann() && (low || high)) coeff = -2.0 * w * c;
+            const double cd = c_side[dir < 0 ? 0 : 1];
+            double coeff = -w * cd;
+            if (is_neumann() && (low || high)) coeff = -2.0 * w * cd;
             if (is_dirichlet() && !per && (other == 0 || other == nn[d] - 1)) continue;
             MatStencil col = row;
             if (d == 0)
@@ -480,24 +512,33 @@ class TimeFractionalStepper final : public FpdeStepper {
     FRACMFG_PETSC_CALLBACK_END
   }
 
+  /// J = a - W diag(df/du): the derivative from the problem when it has one, else forward
+  /// differences with the step of fpde_problem.hpp.
   static PetscErrorCode snes_jacobian(SNES, Vec x, Mat j, Mat, void* ctx) {
     FRACMFG_PETSC_CALLBACK_BEGIN
     auto* self = static_cast<TimeFractionalStepper*>(ctx);
+    const FpdeProblem& problem = self->ctx_.problem;
     const double t = self->ctx_.mesh.time(self->current_level_);
     {
       ReadArray xa(x);
       const std::size_t np = self->fu_.size();
-      self->ctx_.grid.evaluate(self->ctx_.problem.nonlinear_source, t, xa.get(), self->fu_.data());
-      for (std::size_t p = 0; p < np; ++p) {
-        const double h = 1.4901161193847656e-08 * std::max(1.0, std::fabs(xa.get()[p]));
-        self->work_u_[p] = xa.get()[p] + h;
-      }
-      self->ctx_.grid.evaluate(self->ctx_.problem.nonlinear_source, t, self->work_u_.data(),
-                               self->fu_shift_.data());
       WriteArray w(self->cw_);
-      for (std::size_t p = 0; p < np; ++p) {
-        const double h = self->work_u_[p] - xa.get()[p];
-        w.get()[p] = -self->weight_[p] * (self->fu_shift_[p] - self->fu_[p]) / h;
+      if (problem.nonlinear_source_derivative) {
+        self->ctx_.grid.evaluate(problem.nonlinear_source_derivative, t, xa.get(),
+                                 self->fu_.data());
+        for (std::size_t p = 0; p < np; ++p) w.get()[p] = -self->weight_[p] * self->fu_[p];
+      } else {
+        self->ctx_.grid.evaluate(problem.nonlinear_source, t, xa.get(), self->fu_.data());
+        for (std::size_t p = 0; p < np; ++p) {
+          const double h = 1.4901161193847656e-08 * std::max(1.0, std::fabs(xa.get()[p]));
+          self->work_u_[p] = xa.get()[p] + h;
+        }
+        self->ctx_.grid.evaluate(problem.nonlinear_source, t, self->work_u_.data(),
+                                 self->fu_shift_.data());
+        for (std::size_t p = 0; p < np; ++p) {
+          const double h = self->work_u_[p] - xa.get()[p];
+          w.get()[p] = -self->weight_[p] * (self->fu_shift_[p] - self->fu_[p]) / h;
+        }
       }
     }
     FRACMFG_PETSC_CHECK(MatCopy(self->a_, j, SAME_NONZERO_PATTERN));

@@ -172,8 +172,9 @@ bool operator==(const FodeConfig& a, const FodeConfig& b) {
 bool operator==(const FpdeConfig& a, const FpdeConfig& b) {
   const auto key = [](const FpdeConfig& c) {
     return std::tie(c.type, c.order, c.domain.length, c.domain.boundary, c.grid.points,
-                    c.time.horizon, c.time.steps, c.time.grading, c.diffusivity, c.initial,
-                    c.source, c.boundary_value, c.history.method, c.history.tolerance,
+                    c.time.horizon, c.time.steps, c.time.grading, c.diffusivity,
+                    c.diffusivity_profile, c.initial, c.source, c.source_derivative,
+                    c.boundary_value, c.history.method, c.history.tolerance,
                     c.solver.preconditioner);
   };
   return key(a) == key(b);
@@ -335,8 +336,10 @@ FpdeConfig fpde_config(const Value& root) {
   r.integer("time.steps", c.time.steps);
   r.real("time.grading", c.time.grading);
   r.real("diffusivity", c.diffusivity);
+  r.expression("diffusivity_profile", c.diffusivity_profile);
   r.expression("initial", c.initial);
   r.expression("source", c.source);
+  r.expression("source_derivative", c.source_derivative);
   r.expression("boundary_value", c.boundary_value);
   r.word("history.method", kFpdeHistory, c.history.method);
   r.real("history.tolerance", c.history.tolerance);

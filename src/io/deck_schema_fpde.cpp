@@ -1,6 +1,7 @@
 // The `fpde` section: time- or space-fractional diffusion in 1D or 2D.
 #include <cmath>
 
+#include "fracmfg/core/expression.hpp"
 #include "io/deck_schema_sections.hpp"
 
 namespace fracmfg::io::detail {
@@ -11,6 +12,7 @@ using namespace schema;
 Field fpde_schema() {
   const std::vector<std::string> xy = {"x", "y"};
   const std::vector<std::string> xyt = {"x", "y", "t"};
+  const std::vector<std::string> xytu = {"x", "y", "t", "u"};
   return section("fpde", "Fractional diffusion: D_t^a u = K Laplace u + f, or u_t = -K (-Laplace)^(a/2) u + f.", {
     choice("type", {"time_fractional", "space_fractional"}, "time_fractional: Caputo in time (L1); space_fractional: Riesz in space (Toeplitz)").required(),
     real("order", "order a: in [1e-6, 1) for time_fractional, in (1, 2] for space_fractional").greater_than(0).at_most(2).required(),
@@ -26,9 +28,11 @@ Field fpde_schema() {
       integer("steps", "number of time steps").at_least(1).required(),
       real("grading", "grading exponent r of t_n = T (n / steps)^r; 1: uniform; at most 200 / log10(steps), so the first step T steps^-r is at least 1e-200 T").at_least(1).def(1.0),
     }),
-    real("diffusivity", "diffusion coefficient K").greater_than(0).required(),
+    real("diffusivity", "diffusion coefficient K (times diffusivity_profile when given)").greater_than(0).required(),
+    expression("diffusivity_profile", xy, "time_fractional: K(x, y) = diffusivity * profile(x, y), positive at the grid's points and half points; the 5-point operator takes K at the half points (symmetric)").optional("K constant when absent").only_when("fpde.type", {"time_fractional"}),
     expression("initial", xy, "initial condition u(0, x, y)").required(),
-    expression("source", xyt, "source term f(x, y, t)").def("0"),
+    expression("source", xytu, "source term f(x, y, t) or f(x, y, t, u); with u each step is solved by Newton's method").def("0"),
+    expression("source_derivative", xytu, "df/du of a source that uses u, for the Newton Jacobian").optional("forward differences when absent: (f(u + d) - f(u)) / d, d = 2^-26 max(1, |u|)"),
     expression("boundary_value", xyt, "boundary data: the value (dirichlet) or the outward flux (neumann)").def("0").only_when("fpde.domain.boundary", {"dirichlet", "neumann"}),
     section("history", "Memory of the Caputo derivative.", {
       choice("method", {"direct", "soe"}, "direct: the full L1 sum; soe: sum-of-exponentials approximation").def("soe"),
@@ -45,6 +49,32 @@ namespace {
 constexpr double kMinTimeOrder = 1e-6;
 constexpr double kMinFirstStepDecades = 200.0;
 constexpr double kMaxStencilCoefficient = 1e300;
+
+/// The profile must be a positive number at every point and half point of the grid (the
+/// 5-point operator evaluates it at the half points; a positive K keeps it an M-matrix).
+void check_profile(const Value& profile, const Value& points, const Value& length, bool periodic,
+                   const std::string& file) {
+  const core::Expression k(profile.text, {"x", "y"});
+  const std::size_t dim = length.reals.size();
+  long long count[2] = {1, 1};
+  double half[2] = {0.0, 0.0};
+  for (std::size_t d = 0; d < dim; ++d) {
+    const long long n = points.integers[d];
+    count[d] = periodic ? 2 * n : 2 * n - 1;
+    half[d] = 0.5 * length.reals[d] / static_cast<double>(periodic ? n : n - 1);
+  }
+  for (long long j = 0; j < count[1]; ++j) {
+    for (long long i = 0; i < count[0]; ++i) {
+      const double xy[2] = {static_cast<double>(i) * half[0], static_cast<double>(j) * half[1]};
+      const double v = k.evaluate(xy);
+      if (!(v > 0.0 && std::isfinite(v))) {
+        fail(file, profile.pos, profile.path,
+             "expected a formula positive at the grid's points and half points; at (x, y) = (" +
+                 format_real(xy[0]) + ", " + format_real(xy[1]) + ") it is " + format_real(v));
+      }
+    }
+  }
+}
 }  // namespace
 
 void check_fpde(const Value& root, const std::string& file) {
@@ -92,8 +122,21 @@ void check_fpde(const Value& root, const std::string& file) {
                "longer side, fewer points or a smaller diffusivity");
     }
   }
-  for (const char* key : {"initial", "source", "boundary_value"}) {
+  if (const Value* profile = fpde.find("diffusivity_profile")) {
+    check_profile(*profile, points, length, periodic, file);
+  }
+  for (const char* key :
+       {"initial", "source", "source_derivative", "diffusivity_profile", "boundary_value"}) {
     if (const Value* v = fpde.find(key)) check_no_y_in_1d(*v, length.reals.size(), file);
+  }
+  // The derivative only means something for a source depending on u.
+  const Value& source = fpde.at("source");
+  const bool nonlinear = core::Expression(source.text, source.field->variables()).uses("u");
+  if (const Value* derivative = fpde.find("source_derivative")) {
+    if (!nonlinear) {
+      fail(file, derivative->key_pos, derivative->path,
+           "given, but fpde.source does not use u; expected it only with a source of u");
+    }
   }
 }
 

@@ -220,9 +220,6 @@ TEST(FpdeSpaceFractional, UnsupportedSettingsAreRefused) {
   auto c = riesz_config(1, Boundary::neumann, 21, 4, 1.5);
   EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c)), Error);
   c.domain.boundary = Boundary::dirichlet;
-  c.source = {"u^2", {"x", "y", "t", "u"}};
-  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c)), Error);
-  c.source = {"0", {"x", "y", "t"}};
   ASSERT_EQ(PetscOptionsSetValue(nullptr, "-bad_time_scheme", "leapfrog"), 0);
   frac::FpdeSolverOptions o;
   o.prefix = "bad_";

@@ -18,8 +18,11 @@
 // time; an empty function means 0.
 //   initial          u(x, y, 0) (called with t = 0);
 //   source           f(x, y, t); or
-//   nonlinear_source f(x, y, t, u), a source that depends on u: each time_fractional step is
+//   nonlinear_source f(x, y, t, u), a source that depends on u: each step (of either type) is
 //                    then solved by Newton's method (set at most one of the two);
+//   nonlinear_source_derivative  df/du(x, y, t, u) of nonlinear_source, for the Newton
+//                    Jacobian; empty: forward differences (f(u + d) - f(u)) / d with
+//                    d = 2^-26 max(1, |u|) (2^-26 ~ sqrt(machine epsilon));
 //   boundary_value   the Dirichlet value or the Neumann outward flux at (x, y, t) (not used
 //                    for periodic boundaries);
 //   exact            an exact solution, if known (FpdeSolver::error_against()).
@@ -58,12 +61,16 @@ struct FpdeProblem {
   Grid grid;           ///< points per direction
   Time time;           ///< horizon, steps, grading
   double diffusivity = 1.0;
+  /// time_fractional: K(x, y) = diffusivity * diffusivity_profile(x, y, 0), > 0, taken at the
+  /// half points of the 5-point operator (symmetric); empty: K = diffusivity everywhere.
+  FpdeFunction diffusivity_profile;
   History history;  ///< time_fractional only
   Solver solver;
 
   FpdeFunction initial;
   FpdeFunction source;
   FpdeSourceFunction nonlinear_source;
+  FpdeSourceFunction nonlinear_source_derivative;
   bool source_depends_on_time = true;
   FpdeFunction boundary_value;
   FpdeFunction exact;
@@ -75,9 +82,10 @@ struct FpdeProblem {
 
 /// The problem of a deck's `fpde` section: the settings copied, the formulas compiled into
 /// callables (each evaluates exactly as core::Expression::evaluate_bulk does, so the solution
-/// is bit for bit the one of the formulas). A source formula that uses a variable named "u"
-/// (possible in code, not in a deck) becomes nonlinear_source; source_depends_on_time is
-/// whether the source formula uses t; exact stays empty (a deck has none). Throws
+/// is bit for bit the one of the formulas). A source formula that uses the variable u becomes
+/// nonlinear_source, and source_derivative (when its text is not empty)
+/// nonlinear_source_derivative; source_depends_on_time is whether the source formula uses t;
+/// exact stays empty (a deck has none). Throws
 /// core::ExpressionError for a formula that does not compile and fracmfg::Error for a
 /// variable other than x, y, t (and u in the source). Not collective.
 FpdeProblem fpde_problem_from_config(const io::FpdeConfig& config);

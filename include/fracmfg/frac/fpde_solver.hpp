@@ -38,9 +38,15 @@
 //     the value it was built for (-fpde_pc_lag_ratio; 1: every step);
 //   space_fractional:   CG + the circulant PC (Strang; -fpde_circulant tchan for T. Chan);
 //   solver.preconditioner none: CG without preconditioner. Krylov tolerance rtol 1e-10.
-//   A source that depends on u (FpdeProblem::nonlinear_source) makes each time_fractional
-//   step nonlinear: SNES (Newton with line search; -fpde_snes_*) with the Jacobian
-//   A - W diag(df/du), df/du by forward differences.
+//   A source that depends on u (FpdeProblem::nonlinear_source) makes each step nonlinear:
+//   SNES (Newton with line search; -fpde_snes_*, rtol 1e-10, stol 1e-14). time_fractional:
+//   the assembled Jacobian A - W diag(df/du); space_fractional: f(u) taken implicitly with
+//   the theta weights, the Jacobian I + theta tau K A - theta tau diag(df/du) a shell matrix
+//   (the FFT product plus the diagonal) with the circulant PC of the Riesz part. df/du is
+//   FpdeProblem::nonlinear_source_derivative when set, else forward differences.
+//   A diffusivity_profile (time_fractional) makes K vary in space: the operator is
+//   W div(K grad u) with K at the half points x_i -+ h/2 (mirrored at a Neumann side), so
+//   the matrix stays symmetric; space_fractional refuses it (fracmfg::Error).
 //   -fpde_time_scheme euler|crank_nicolson chooses the space_fractional time scheme.
 // The solver's own options (-fpde_pc_lag_ratio, -fpde_time_scheme, -fpde_circulant) are
 // registered in the options block "fracmfg fpde options", so -help lists them.

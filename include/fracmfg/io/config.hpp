@@ -194,8 +194,12 @@ struct FpdeConfig {
   Grid grid;
   Time time;
   double diffusivity = 1.0;
+  /// K(x, y) = diffusivity * profile (time_fractional); empty text: none (K constant)
+  ExpressionSpec diffusivity_profile{"", {"x", "y"}};
   ExpressionSpec initial{"0", {"x", "y"}};
-  ExpressionSpec source{"0", {"x", "y", "t"}};
+  ExpressionSpec source{"0", {"x", "y", "t", "u"}};  ///< f(x, y, t) or f(x, y, t, u)
+  /// df/du of a source of u; empty text: none given (forward differences)
+  ExpressionSpec source_derivative{"", {"x", "y", "t", "u"}};
   ExpressionSpec boundary_value{"0", {"x", "y", "t"}};  ///< value (dirichlet) or flux (neumann)
   History history;                                      ///< time_fractional only
   Solver solver;
