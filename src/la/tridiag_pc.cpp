@@ -5,7 +5,9 @@
 #include <string>
 
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/line_pc.hpp"
 #include "fracmfg/la/tridiag_matrix.hpp"
+#include "la/pc_types.hpp"
 
 namespace fracmfg::la {
 
@@ -128,6 +130,7 @@ PetscErrorCode pc_create(PC pc) {
 void register_petsc_types() {
   // PCRegister replaces an entry of the same name, so repeated calls are harmless.
   FRACMFG_PETSC_CHECK(PCRegister(tridiag_pc_type, pc_create));
+  FRACMFG_PETSC_CHECK(PCRegister(line_pc_type, detail::line_pc_create));
 }
 
 KspHandle create_ksp(MPI_Comm comm) {

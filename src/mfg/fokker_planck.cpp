@@ -8,6 +8,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/line_pc.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "fracmfg/mfg/hjb.hpp"
 #include "mfg/direct_1d.hpp"
@@ -123,7 +124,8 @@ struct FokkerPlanckFdm::Impl {
   }
 };
 
-FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
+    : impl_(std::make_unique<Impl>(model)) {
   Impl& d = *impl_;
   DM dm = model.dm();
   d.gb = detail::ghost_box(dm);
@@ -140,6 +142,9 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   FRACMFG_PETSC_CHECK(KSPCreate(model.comm(), &k));
   d.ksp.reset(k);
   FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(k, "mfg_fp_"));
+  // The grid for PCs that read it (fracmfg_line); the operators stay the assembled matrix.
+  FRACMFG_PETSC_CHECK(KSPSetDM(k, dm));
+  FRACMFG_PETSC_CHECK(KSPSetDMActive(k, PETSC_FALSE));
   set_default_linear_solver(k, model.grid().dim, Impl::kDefaultRtol);
   {
     PetscBool given = PETSC_FALSE;
@@ -151,6 +156,11 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model) : impl_(std::make_unique<Im
   PetscBool guess = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
   d.nonzero_guess = guess == PETSC_TRUE;
+  {
+    PC pc = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(k, &pc));
+    la::line_pc_set_selector(pc, selector);
+  }
   // The 1D fast path (-mfg_fp_direct, default true) when the solver types are its own.
   if (model.grid().dim == 1 && detail::direct_option(model.comm(), "mfg_fp_") &&
       detail::is_preonly_tridiag(k)) {

@@ -9,7 +9,7 @@ namespace {
 
 class FdmForward final : public ForwardMethod {
  public:
-  explicit FdmForward(const Model& model) : model_(model), fp_(model) {}
+  FdmForward(const Model& model, exec::Selector* selector) : model_(model), fp_(model, selector) {}
   void begin() override {}
   void set_tolerance(double rtol) override { fp_.set_relative_tolerance(rtol); }
   void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) override {
@@ -40,7 +40,7 @@ std::unique_ptr<ForwardMethod> make_forward_method(const Model& model, exec::Sel
   if (model.problem().fokker_planck.method == Method::particles) {
     return std::make_unique<ParticleForward>(model, selector, log);
   }
-  return std::make_unique<FdmForward>(model);
+  return std::make_unique<FdmForward>(model, selector);
 }
 
 }  // namespace fracmfg::mfg::detail

@@ -8,6 +8,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/line_pc.hpp"
 #include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "mfg/direct_1d.hpp"
@@ -21,9 +22,10 @@ namespace fracmfg::mfg {
 void set_default_linear_solver(KSP ksp, int dim, double rtol) {
   PC pc = nullptr;
   FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+  // fracmfg's PC types, so that the options may name them (fracmfg_line in 2D).
+  la::register_petsc_types();
   if (dim == 1) {
     // Tridiagonal (cyclic when periodic): the exact distributed tridiagonal solve.
-    la::register_petsc_types();
     FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPPREONLY));
     FRACMFG_PETSC_CHECK(PCSetType(pc, la::tridiag_pc_type));
   } else {
@@ -213,7 +215,8 @@ struct HjbSolver::Impl {
   }
 };
 
-HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
+    : impl_(std::make_unique<Impl>(model)) {
   Impl& d = *impl_;
   DM dm = model.dm();
   d.gb = detail::ghost_box(dm);
@@ -246,6 +249,12 @@ HjbSolver::HjbSolver(const Model& model) : impl_(std::make_unique<Impl>(model)) 
   // Newton tolerance, see Solver); 1e-4 leaves a margin and keeps Newton's quadratic pace.
   set_default_linear_solver(ksp, model.grid().dim, 1e-4);
   FRACMFG_PETSC_CHECK(SNESSetFromOptions(s));
+  {
+    // The SNES passes its DMDA on to the KSP, which a fracmfg_line PC reads.
+    PC pc = nullptr;
+    FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+    la::line_pc_set_selector(pc, selector);
+  }
   // The 1D fast path (-mfg_hjb_direct, default true) when the solver types are its own.
   if (model.grid().dim == 1 && detail::direct_option(model.comm(), "mfg_hjb_")) {
     PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE;

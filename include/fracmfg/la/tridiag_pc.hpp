@@ -31,10 +31,11 @@ namespace fracmfg::la {
 /// The PC type name, for PCSetType and the options database (-pc_type fracmfg_tridiag).
 inline constexpr char tridiag_pc_type[] = "fracmfg_tridiag";
 
-/// Registers fracmfg's PETSc types (the PC "fracmfg_tridiag") with PETSc. Idempotent and
-/// cheap: call it before creating any KSP/PC/SNES that may select them (create_ksp and
-/// create_snes do). Not collective; needs an initialised PETSc (after PetscFinalize and a new
-/// PetscInitialize, call it again). Throws PetscError if PETSc fails.
+/// Registers fracmfg's PETSc types (the PCs "fracmfg_tridiag" and "fracmfg_line",
+/// la/line_pc.hpp) with PETSc. Idempotent and cheap: call it before creating any
+/// KSP/PC/SNES that may select them (create_ksp and create_snes do). Not collective; needs an
+/// initialised PETSc (after PetscFinalize and a new PetscInitialize, call it again). Throws
+/// PetscError if PETSc fails.
 void register_petsc_types();
 
 /// KSPCreate on comm after register_petsc_types(). Collective on comm.

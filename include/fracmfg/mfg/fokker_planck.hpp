@@ -21,7 +21,9 @@
 // option given is one of ksp_type, ksp_rtol, ksp_atol, ksp_max_it, pc_type,
 // sub_pc_factor_levels and the result is still preonly + fracmfg_tridiag, step() computes
 // the rows of A straight from u and solves with la::TridiagSolver::factor_solve, without the
-// Mat and the KSP (direct() tells; the same solution to round-off).
+// Mat and the KSP (direct() tells; the same solution to round-off). The KSP carries the
+// model's DMDA (KSPSetDM, not active), so -mfg_fp_pc_type fracmfg_line (la/line_pc.hpp)
+// works in 2D; its line solves go through the selector given to the constructor.
 //
 // Collectivity: everything is collective on the model's communicator.
 
@@ -31,14 +33,16 @@
 
 #include <memory>
 
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/mfg/model.hpp"
 
 namespace fracmfg::mfg {
 
 class FokkerPlanckFdm {
  public:
-  /// The model must outlive the solver. Collective.
-  explicit FokkerPlanckFdm(const Model& model);
+  /// selector: where the line solves of a fracmfg_line PC run; null: the host. The model
+  /// (and selector) must outlive the solver. Collective.
+  explicit FokkerPlanckFdm(const Model& model, exec::Selector* selector = nullptr);
   ~FokkerPlanckFdm();
   FokkerPlanckFdm(const FokkerPlanckFdm&) = delete;
   FokkerPlanckFdm& operator=(const FokkerPlanckFdm&) = delete;

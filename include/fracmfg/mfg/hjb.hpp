@@ -17,7 +17,9 @@
 // and since J^{-1} <= dt in the max norm, the error of u^n is then about tol times its size);
 // linear solver: 1D, preonly with the exact distributed tridiagonal PC "fracmfg_tridiag"
 // (la/tridiag_pc.hpp); 2D, GMRES + block Jacobi/ILU(3) with rtol 1e-4 (a Newton step only
-// has to cut the residual by about 1e-3, see mfg::Solver).
+// has to cut the residual by about 1e-3, see mfg::Solver). In 2D, -mfg_hjb_pc_type
+// fracmfg_line selects the alternating line relaxation of la/line_pc.hpp, whose line solves
+// go through the solver's selector (the GPU path of the 2D Newton systems).
 //
 // 1D fast path: when every -mfg_hjb_ option given is one of snes_rtol, snes_atol, snes_stol,
 // snes_max_it, snes_type, snes_linesearch_type, ksp_type, ksp_rtol, ksp_atol, ksp_max_it,
@@ -35,14 +37,17 @@
 
 #include <memory>
 
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/mfg/model.hpp"
 
 namespace fracmfg::mfg {
 
 class HjbSolver {
  public:
-  /// Creates the SNES on model.dm(). The model must outlive the solver. Collective.
-  explicit HjbSolver(const Model& model);
+  /// Creates the SNES on model.dm(). selector: where the line solves of a fracmfg_line PC
+  /// run (la::line_pc_set_selector); null: the host. The model (and selector) must outlive
+  /// the solver. Collective.
+  explicit HjbSolver(const Model& model, exec::Selector* selector = nullptr);
   ~HjbSolver();
   HjbSolver(const HjbSolver&) = delete;
   HjbSolver& operator=(const HjbSolver&) = delete;
