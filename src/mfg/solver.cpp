@@ -342,7 +342,7 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.selector = selector;
   d.progress.emplace(log, core::progress_interval_from_environment(log));
   d.model = std::make_unique<Model>(comm, problem);
-  d.hjb = std::make_unique<HjbSolver>(*d.model);
+  d.hjb = std::make_unique<HjbSolver>(*d.model, selector);
   d.coupling = std::make_unique<Coupling>(*d.model, selector);
   d.forward = detail::make_forward_method(*d.model, selector, log);
   d.levels = d.model->steps() + 1;
