@@ -21,6 +21,7 @@
 #include "fracmfg/mfg/fokker_planck.hpp"
 #include "fracmfg/mfg/hjb.hpp"
 #include "fracmfg/mfg/model.hpp"
+#include "fracmfg/mfg/problem.hpp"
 #include "fracmfg/mfg/solver.hpp"
 #include "mfg/petsc_handles.hpp"
 
@@ -96,7 +97,8 @@ class LineSteps : public ::testing::TestWithParam<std::string> {};
 TEST_P(LineSteps, HjbNewtonStepEqualsTheIluStep) {
   // Two models: a SNES keeps its residual callback on the model's DMDA, so two HJB solvers
   // cannot share one.
-  const auto cfg = config_2d(GetParam(), 20, 10, "{damping: 0.5, tolerance: 1.0e-8}");
+  const auto cfg =
+      mfg::problem_from_config(config_2d(GetParam(), 20, 10, "{damping: 0.5, tolerance: 1.0e-8}"));
   const mfg::Model model(PETSC_COMM_WORLD, cfg);
   const mfg::Model twin(PETSC_COMM_WORLD, cfg);
   const ScopedOptions tight(Options{{"-mfg_hjb_ksp_rtol", "1e-12"}});
@@ -125,8 +127,9 @@ TEST_P(LineSteps, HjbNewtonStepEqualsTheIluStep) {
 }
 
 TEST_P(LineSteps, FokkerPlanckStepEqualsTheIluStep) {
-  const mfg::Model model(PETSC_COMM_WORLD,
-                         config_2d(GetParam(), 20, 10, "{damping: 0.5, tolerance: 1.0e-8}"));
+  const mfg::Model model(
+      PETSC_COMM_WORLD,
+      mfg::problem_from_config(config_2d(GetParam(), 20, 10, "{damping: 0.5, tolerance: 1.0e-8}")));
   mfg::FokkerPlanckFdm ilu(model);
   const ScopedOptions line(kLine);
   mfg::FokkerPlanckFdm lines(model);
@@ -155,7 +158,8 @@ struct Fields {
 };
 
 Fields solve_game(const fracmfg::io::MfgConfig& cfg) {
-  mfg::Solver solver(PETSC_COMM_WORLD, cfg, nullptr, fracmfg::test::quiet_logger());
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
   const auto r = solver.solve();
   EXPECT_TRUE(r.converged);
   const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);
