@@ -1,5 +1,8 @@
 #include "fracmfg/mfg/grid.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 
@@ -79,6 +82,28 @@ OwnedBox owned_box(DM da) {
   b.ys = ys;
   b.xm = xm;
   b.ym = ym;
+  return b;
+}
+
+GridBracket bracket(const Grid& g, int axis, double x, bool snap) {
+  const PetscInt n = g.points[axis];
+  double s = (x - g.origin(axis)) / g.spacing(axis);
+  if (snap) {
+    const double nearest = std::round(s);
+    if (std::abs(s - nearest) <= 1e-9 * std::max(1.0, std::abs(s))) s = nearest;
+  }
+  GridBracket b;
+  if (g.boundary == Boundary::periodic) {
+    const double f = std::floor(s);
+    b.w = s - f;
+    b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;
+    b.hi = (b.lo + 1) % n;
+    return b;
+  }
+  const double c = std::clamp(s, 0.0, static_cast<double>(n - 1));
+  b.lo = std::min(static_cast<PetscInt>(std::floor(c)), n - 1);
+  b.hi = std::min(b.lo + 1, n - 1);
+  b.w = c - static_cast<double>(b.lo);
   return b;
 }
 

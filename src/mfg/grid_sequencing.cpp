@@ -59,29 +59,6 @@ class CoarseLevels {
   Cache cache_[2];
 };
 
-// Position of coordinate x on an axis of grid g: lower index and weight of the upper one.
-struct Bracket {
-  PetscInt lo = 0, hi = 0;
-  double w = 0.0;
-};
-Bracket bracket(const Grid& g, int axis, double x) {
-  const PetscInt n = g.points[axis];
-  const double s = (x - g.origin(axis)) / g.spacing(axis);
-  Bracket b;
-  if (g.boundary == Boundary::periodic) {
-    const double f = std::floor(s);
-    b.w = s - f;
-    b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;
-    b.hi = (b.lo + 1) % n;
-    return b;
-  }
-  const double c = std::clamp(s, 0.0, static_cast<double>(n - 1));
-  b.lo = std::min(static_cast<PetscInt>(std::floor(c)), n - 1);
-  b.hi = std::min(b.lo + 1, n - 1);
-  b.w = c - static_cast<double>(b.lo);
-  return b;
-}
-
 }  // namespace
 
 void Solver::start_from(const Solver& coarse) {
@@ -113,9 +90,10 @@ void Solver::start_from(const Solver& coarse) {
       const std::vector<double>& c1 = levels.get(field == 1, l1);
       detail::WriteArray a(v);
       for (PetscInt j = 0; j < box.ym; ++j) {
-        const Bracket by = gf.dim == 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : Bracket{};
+        const GridBracket by =
+            gf.dim == 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : GridBracket{};
         for (PetscInt i = 0; i < box.xm; ++i) {
-          const Bracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
+          const GridBracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
           const PetscInt nx = gc.points[0];
           auto at = [&](const std::vector<double>& f) {
             const double lo = (1 - bx.w) * f[static_cast<std::size_t>(by.lo * nx + bx.lo)] +

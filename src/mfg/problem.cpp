@@ -15,34 +15,6 @@ namespace {
 
 enum class Kind { constant, function, time_function, samples, bulk };
 
-// Position of x on an axis of the sample grid g: lower index, upper index, weight of the
-// upper one. A position within round-off of a sample point is that point, so the field is
-// exact there (w = 0).
-struct Bracket {
-  PetscInt lo = 0, hi = 0;
-  double w = 0.0;
-};
-
-Bracket bracket(const Grid& g, int axis, double x) {
-  const PetscInt n = g.points[axis];
-  double s = (x - g.origin(axis)) / g.spacing(axis);
-  const double nearest = std::round(s);
-  if (std::abs(s - nearest) <= 1e-9 * std::max(1.0, std::abs(s))) s = nearest;
-  Bracket b;
-  if (g.boundary == Boundary::periodic) {
-    const double f = std::floor(s);
-    b.w = s - f;
-    b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;
-    b.hi = (b.lo + 1) % n;
-    return b;
-  }
-  const double c = std::clamp(s, 0.0, static_cast<double>(n - 1));
-  b.lo = std::min(static_cast<PetscInt>(std::floor(c)), n - 1);
-  b.hi = std::min(b.lo + 1, n - 1);
-  b.w = c - static_cast<double>(b.lo);
-  return b;
-}
-
 }  // namespace
 
 struct Field::Data {
@@ -154,8 +126,8 @@ void Field::evaluate(const Grid& domain, std::size_t count, const double* x, con
   g.points[1] = domain.dim == 2 ? d.points[1] : 1;
   const PetscInt nx = g.points[0];
   for (std::size_t k = 0; k < count; ++k) {
-    const Bracket bx = bracket(g, 0, x[k]);
-    const Bracket by = domain.dim == 2 ? bracket(g, 1, y[k]) : Bracket{};
+    const GridBracket bx = bracket(g, 0, x[k], true);
+    const GridBracket by = domain.dim == 2 ? bracket(g, 1, y[k], true) : GridBracket{};
     auto at = [&](PetscInt i, PetscInt j) {
       return d.values[static_cast<std::size_t>(j * nx + i)];
     };

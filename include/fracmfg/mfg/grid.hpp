@@ -59,6 +59,16 @@ struct Grid {
   PetscInt size() const { return dim == 2 ? points[0] * points[1] : points[0]; }
 };
 
+/// Position of coordinate x on an axis of g, for linear interpolation between its points:
+/// the lower and upper point index and the weight of the upper one. Periodic axes wrap;
+/// reflecting axes hold the outermost values beyond the outermost points. snap: a position
+/// within round-off (1e-9 relative) of a point is that point (w = 0, exact there).
+struct GridBracket {
+  PetscInt lo = 0, hi = 0;
+  double w = 0.0;
+};
+GridBracket bracket(const Grid& g, int axis, double x, bool snap = false);
+
 /// The grid's DMDA (see the header comment). lx (and ly in 2D) give the ownership ranges
 /// as DMDACreate1d/2d take them; empty: PETSc's split. Options prefix "mfg_" (so
 /// -mfg_da_processors_x works). Collective on comm.
