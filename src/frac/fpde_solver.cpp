@@ -20,12 +20,7 @@ namespace fracmfg::frac {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Type = FpdeProblem::Type;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 using ReadArray = la::VecReadArray;
 using WriteArray = la::VecArray;

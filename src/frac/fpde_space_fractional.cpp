@@ -54,14 +54,9 @@ namespace fracmfg::frac {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Boundary = FpdeProblem::Boundary;
 using Preconditioner = FpdeProblem::Solver::Preconditioner;
 using WriteArray = la::VecArray;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 class SpaceFractionalStepper final : public FpdeStepper {
  public:

@@ -17,6 +17,7 @@
 #include <petscksp.h>
 #include <petscvec.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,6 +32,14 @@
 #include "fracmfg/io/checkpoint.hpp"
 
 namespace fracmfg::frac {
+
+/// The clock of the fpde statistics (solve and step seconds).
+using Clock = std::chrono::steady_clock;
+
+/// Seconds since t0 on Clock.
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 /// What a stepper shares with its solver. Everything is owned by the solver, which outlives
 /// the stepper.

@@ -55,15 +55,10 @@ namespace fracmfg::frac {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Boundary = FpdeProblem::Boundary;
 using Preconditioner = FpdeProblem::Solver::Preconditioner;
 using ReadArray = la::VecReadArray;
 using WriteArray = la::VecArray;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 /// An interior point next to a Dirichlet boundary point: the boundary value there enters the
 /// right-hand side with `coefficient` (K / h_d^2).

@@ -15,6 +15,7 @@
 
 #include "common/mfg_configs.hpp"
 #include "common/mpi_support.hpp"
+#include "common/scoped_options.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/la/line_pc.hpp"
@@ -31,25 +32,8 @@ namespace mfg = fracmfg::mfg;
 namespace detail = fracmfg::mfg::detail;
 namespace la = fracmfg::la;
 
-using Options = std::vector<std::pair<std::string, std::string>>;
-
-// PETSc options set for a scope.
-class ScopedOptions {
- public:
-  explicit ScopedOptions(Options options) : options_(std::move(options)) {
-    for (const auto& [name, value] : options_) {
-      PetscOptionsSetValue(nullptr, name.c_str(), value.c_str());
-    }
-  }
-  ~ScopedOptions() {
-    for (const auto& o : options_) PetscOptionsClearValue(nullptr, o.first.c_str());
-  }
-  ScopedOptions(const ScopedOptions&) = delete;
-  ScopedOptions& operator=(const ScopedOptions&) = delete;
-
- private:
-  Options options_;
-};
+using fracmfg::test::Options;
+using fracmfg::test::ScopedOptions;
 
 const Options kLine = {{"-mfg_hjb_pc_type", "fracmfg_line"}, {"-mfg_fp_pc_type", "fracmfg_line"}};
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/scoped_options.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/io/deck.hpp"
@@ -173,25 +174,8 @@ TEST_P(FdmBlocks, MassIsConservedEachStepAndDensityStaysNonnegative) {
   }
 }
 
-using Options = std::vector<std::pair<std::string, std::string>>;
-
-// PETSc options set for a scope.
-class ScopedOptions {
- public:
-  explicit ScopedOptions(Options options) : options_(std::move(options)) {
-    for (const auto& [name, value] : options_) {
-      PetscOptionsSetValue(nullptr, name.c_str(), value.c_str());
-    }
-  }
-  ~ScopedOptions() {
-    for (const auto& o : options_) PetscOptionsClearValue(nullptr, o.first.c_str());
-  }
-  ScopedOptions(const ScopedOptions&) = delete;
-  ScopedOptions& operator=(const ScopedOptions&) = delete;
-
- private:
-  Options options_;
-};
+using fracmfg::test::Options;
+using fracmfg::test::ScopedOptions;
 
 double max_relative_difference(Vec a, Vec b) {
   auto d = detail::copy_vec(a);
