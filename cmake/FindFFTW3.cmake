@@ -1,15 +1,11 @@
-# FindFFTW3: double-precision FFTW3 and its MPI library (Debian ships no fftw3_mpi.pc).
+# FindFFTW3: double-precision FFTW3 (Debian ships the library without a CMake package).
 find_path(FFTW3_INCLUDE_DIR fftw3.h)
 find_library(FFTW3_LIBRARY fftw3)
-find_library(FFTW3_MPI_LIBRARY fftw3_mpi)
 include(FindPackageHandleStandardArgs)
-find_package_handle_standard_args(FFTW3 REQUIRED_VARS FFTW3_LIBRARY FFTW3_MPI_LIBRARY FFTW3_INCLUDE_DIR)
+find_package_handle_standard_args(FFTW3 REQUIRED_VARS FFTW3_LIBRARY FFTW3_INCLUDE_DIR)
 if(FFTW3_FOUND AND NOT TARGET FFTW3::fftw3)
   add_library(FFTW3::fftw3 UNKNOWN IMPORTED)
   set_target_properties(FFTW3::fftw3 PROPERTIES IMPORTED_LOCATION "${FFTW3_LIBRARY}"
                         INTERFACE_INCLUDE_DIRECTORIES "${FFTW3_INCLUDE_DIR}")
-  add_library(FFTW3::fftw3_mpi UNKNOWN IMPORTED)
-  set_target_properties(FFTW3::fftw3_mpi PROPERTIES IMPORTED_LOCATION "${FFTW3_MPI_LIBRARY}"
-                        INTERFACE_LINK_LIBRARIES FFTW3::fftw3)
 endif()
-mark_as_advanced(FFTW3_INCLUDE_DIR FFTW3_LIBRARY FFTW3_MPI_LIBRARY)
+mark_as_advanced(FFTW3_INCLUDE_DIR FFTW3_LIBRARY)

@@ -13,7 +13,7 @@ if(NOT HDF5_IS_PARALLEL)
   message(FATAL_ERROR "fracmfg needs a parallel HDF5 (Debian: libhdf5-openmpi-dev); found a serial one")
 endif()
 find_package(yaml-cpp REQUIRED)
-find_package(FFTW3 REQUIRED)        # cmake/FindFFTW3.cmake, targets FFTW3::fftw3 FFTW3::fftw3_mpi
+find_package(FFTW3 REQUIRED)        # cmake/FindFFTW3.cmake, target FFTW3::fftw3
 find_package(muparser REQUIRED)
 find_package(CLI11 REQUIRED)
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)

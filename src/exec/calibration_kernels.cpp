@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/exec/kernel_workloads.hpp"
 #include "fracmfg/kernels/history.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
@@ -54,12 +55,7 @@ CalibrationCase tridiag_case(std::int64_t n) {
   b.rhs = d->rhs.data();
   b.workspace = d->work.data();
   CalibrationCase c;
-  c.workload.elements = systems * size;
-  const double e = static_cast<double>(c.workload.elements);
-  c.workload.bytes = 5.0 * 8.0 * e;
-  c.workload.transfer_bytes = 4.0 * 8.0 * e;
-  c.workload.flops = 8.0 * e;
-  c.workload.device_bytes = 6.0 * 8.0 * e;
+  c.workload = tridiag_batched_workload(KernelId{}, systems, size);
   // Each call solves in place; the right-hand side stays bounded (|x| <= |b| / 2).
   c.host = [d] { kernels::tridiag_batched_host(d->batch, kernels::TridiagOptions{}); };
   c.cuda = [d](int device, Resources* r) {
@@ -95,22 +91,9 @@ kernels::KdeAxis unit_axis(std::int64_t points, kernels::KdeBoundary boundary, d
   return a;
 }
 
-// The solvers' description of a binned KDE call over `elements` samples (mfg/particles.cpp,
-// mfg/coupling.cpp).
-Workload kde_workload(std::int64_t elements) {
-  Workload w;
-  w.elements = elements;
-  const double n = static_cast<double>(elements);
-  w.bytes = 64.0 * n;
-  w.transfer_bytes = 16.0 * n;
-  w.flops = 20.0 * n * std::log2(std::max(2.0, n));
-  w.device_bytes = 64.0 * n;
-  return w;
-}
-
 CalibrationCase kde_case(const std::shared_ptr<KdeData>& d) {
   CalibrationCase c;
-  c.workload = kde_workload(static_cast<std::int64_t>(d->x.size()));
+  c.workload = kde_binned_workload(KernelId{}, static_cast<std::int64_t>(d->x.size()));
   c.host = [d] {
     kernels::kde_binned_host(d->grid, d->samples(), d->density.data(), kernels::KdeOptions{});
   };
@@ -222,17 +205,8 @@ CalibrationCase history_case(std::int64_t n) {
     d->spectrum[r] = kernels::history_spectrum(weights.data(), length);
   }
   CalibrationCase c;
-  Workload& w = c.workload;  // as frac/history_engine.cpp describes a square (2 rules)
-  w.elements = d->c * length;
-  const double doubles = static_cast<double>(w.elements);
-  const double log_length = std::log2(static_cast<double>(length));
-  const int rules = 2;
-  w.bytes = 8.0 * doubles * (2.0 + 4.0 * rules);
-  w.flops = doubles * (1 + rules) * 2.5 * log_length + 6.0 * doubles * rules;
-  w.transfer_bytes = 8.0 * (static_cast<double>(d->c) * static_cast<double>(d->m + rules * d->m) +
-                            static_cast<double>(rules * (length + 2)));
-  w.device_bytes = 8.0 * doubles * 4.0;
-  w.chunkable = true;
+  // A square as frac/history_engine.cpp makes it: m = p = L/2 rows, two rules.
+  c.workload = history_fft_workload(KernelId{}, d->c, length, d->m, d->m, 2);
   c.host = [d] { kernels::history_fft_host(d->block(), d->spectra(), d->host_ws); };
   c.cuda = [d](int device, Resources* r) {
     if (!d->cuda_ws || d->cuda_device != device || d->cuda_resources != r) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/exec/kernel_workloads.hpp"
 #include "fracmfg/frac/convolution.hpp"
 
 namespace fracmfg::frac::detail {
@@ -206,19 +207,10 @@ void HistoryEngine::add_square(std::int64_t lo, std::int64_t m, std::int64_t p) 
     if (selector_ == nullptr) {
       kernels::history_fft_host(b, s, workspace_);
     } else {
-      exec::Workload w;
-      w.kernel = kernel_id_;
-      w.elements = c * length;
-      const double doubles = static_cast<double>(c * length);
-      w.bytes = 8.0 * doubles * (2.0 + 4.0 * rules_);
-      w.flops = doubles * (1 + rules_) * 2.5 * log_length + 6.0 * doubles * rules_;
-      w.transfer_bytes = 8.0 * (static_cast<double>(c) * static_cast<double>(m + rules_ * p) +
-                                static_cast<double>(rules_ * (length + 2)));
-      w.device_bytes = 8.0 * doubles * 4.0;
-      w.chunkable = true;
+      const exec::Workload w = exec::history_fft_workload(kernel_id_, c, length, m, p, rules_);
       selector_->run(
           w, [&] { kernels::history_fft_host(b, s, workspace_); },
-          [&] { kernels::history_fft_cuda(b, s, workspace_); });
+          [&](const exec::Decision& d) { kernels::history_fft_cuda(b, s, workspace_, d.chunks); });
     }
     ++counters_.fft_squares;
   }

@@ -11,6 +11,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/exec/kernel_workloads.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
 #include "la/pc_types.hpp"
@@ -71,7 +72,7 @@ PcData& data_of(PC pc) {
 }
 
 // One batch through the rank's selector (host kernel without one). The workload is the one
-// `fracmfg calibrate` measures for this kernel (exec/calibrate.cpp, tridiag_case), so the
+// `fracmfg calibrate` measures for this kernel (exec/kernel_workloads.hpp), so the
 // performance model's fit applies; a cyclic batch costs about twice a plain one.
 void solve_lines(PcData& d, Lines& lines, double* rhs) {
   if (lines.systems == 0 || lines.size == 0) return;
@@ -83,14 +84,7 @@ void solve_lines(PcData& d, Lines& lines, double* rhs) {
     host();
     return;
   }
-  exec::Workload w;
-  w.kernel = d.kernel;
-  w.elements = lines.systems * lines.size;
-  const double e = static_cast<double>(w.elements);
-  w.bytes = 5.0 * 8.0 * e;
-  w.transfer_bytes = 4.0 * 8.0 * e;
-  w.flops = 8.0 * e;
-  w.device_bytes = 6.0 * 8.0 * e;
+  const exec::Workload w = exec::tridiag_batched_workload(d.kernel, lines.systems, lines.size);
   exec::Selector* sel = d.selector;
   sel->run(w, host, [&] {
     kernels::TridiagOptions o = options;

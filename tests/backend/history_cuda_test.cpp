@@ -100,21 +100,22 @@ TEST(history_cuda_test, CudaFftSquaresMatchHostFftSquares) {
   struct Shape {
     std::int64_t c, stride, m, p;
     int rules;
-    std::int64_t max_batch;
+    int chunks;  // the selector's Decision::chunks
   };
   const Shape shapes[] = {
-      {1, 1, 4096, 4096, 2, std::int64_t{1} << 21},    // scalar equation, top-level square
-      {1000, 1003, 64, 64, 2, std::int64_t{1} << 21},  // many components, strided rows
-      {777, 777, 128, 37, 1, std::int64_t{1} << 21},   // partial square at the end of the grid
-      {5000, 5000, 32, 32, 2, 64 * 700},               // several chunks, a shorter last one
+      {1, 1, 4096, 4096, 2, 1},    // scalar equation, top-level square
+      {1000, 1003, 64, 64, 2, 1},  // many components, strided rows
+      {777, 777, 128, 37, 1, 1},   // partial square at the end of the grid
+      {5000, 5000, 32, 32, 2, 7},  // several chunks, a shorter last one
+      {3, 3, 256, 256, 1, 5},      // more chunks than components: one component each
   };
   for (const Shape& sh : shapes) {
     SCOPED_TRACE("c " + std::to_string(sh.c) + " m " + std::to_string(sh.m) + " p " +
-                 std::to_string(sh.p) + " rules " + std::to_string(sh.rules));
+                 std::to_string(sh.p) + " rules " + std::to_string(sh.rules) + " chunks " +
+                 std::to_string(sh.chunks));
     const Square s = make_square(sh.c, sh.stride, sh.m, sh.p, sh.rules, 17);
     fk::HistoryOptions options;
     options.cuda_device = device;
-    options.max_batch_doubles = sh.max_batch;
     fk::HistoryWorkspace ws(options);
     std::vector<double> host[2], cuda[2];
     for (int r = 0; r < sh.rules; ++r) {
@@ -122,7 +123,7 @@ TEST(history_cuda_test, CudaFftSquaresMatchHostFftSquares) {
       cuda[r] = host[r];
     }
     fk::history_fft_host(block_of(s, host), spectra_of(s), ws);
-    fk::history_fft_cuda(block_of(s, cuda), spectra_of(s), ws);
+    fk::history_fft_cuda(block_of(s, cuda), spectra_of(s), ws, sh.chunks);
     for (int r = 0; r < sh.rules; ++r) {
       for (std::int64_t o = 0; o < sh.p; ++o) {
         for (std::int64_t i = 0; i < sh.c; ++i) {

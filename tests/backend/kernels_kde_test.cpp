@@ -104,6 +104,11 @@ TEST(kernels_kde_test, CudaMatchesHostInOneAndTwoDimensions) {
         fk::kde_binned_host(grid, s, host.data(), opt);
         fk::kde_binned_cuda(grid, s, dev.data(), opt);
         EXPECT_LE(rel_diff(dev, host), 1e-12);
+        // The samples in pieces (the selector's Decision::chunks): the same estimate.
+        fk::KdeOptions pieces = opt;
+        pieces.sample_chunks = 7;
+        fk::kde_binned_cuda(grid, s, dev.data(), pieces);
+        EXPECT_LE(rel_diff(dev, host), 1e-12);
         fk::kde_exact_host(grid, s, host.data(), opt);
         fk::kde_exact_cuda(grid, s, dev.data(), opt);
         EXPECT_LE(rel_diff(dev, host), 1e-12);

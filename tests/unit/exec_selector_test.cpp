@@ -19,6 +19,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/exec/hardware.hpp"
+#include "fracmfg/exec/kernel_workloads.hpp"
 #include "fracmfg/exec/selector.hpp"
 
 namespace fe = fracmfg::exec;
@@ -321,6 +322,79 @@ TEST(exec_selector, WorkingSetBeyondTheDeviceBudgetRunsOnTheHost) {
   EXPECT_EQ(d.backend, fe::Backend::cuda);
   EXPECT_EQ(d.chunks, 3);
   EXPECT_NE(fe::describe(d).find("in 3 chunks"), std::string::npos);
+}
+
+TEST(exec_selector, AChunkableKernelIsRunInTheChunksTheDeviceBudgetAllows) {
+  // An injected small device: 1 GiB free, 10 % margin -> 0.9 GiB budget.
+  fe::SelectorConfig c = test_config();
+  c.backend = fe::BackendChoice::cuda;
+  c.memory_margin = 0.10;
+  fe::Selector sel(gpu_node(/*free_gb=*/1.0), c);
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  // A history square whose working set is about 2.5 budgets, described as the fode solver
+  // describes it.
+  const std::int64_t length = 1 << 16;
+  const std::int64_t components = 1100;
+  const fe::Workload w = fe::history_fft_workload(sel.kernel("history_fft"), components, length,
+                                                  length / 2, length / 2, 2);
+  ASSERT_TRUE(w.chunkable);
+  ASSERT_GT(w.device_bytes, 2.0 * 0.9 * gib);
+  ASSERT_LT(w.device_bytes, 3.0 * 0.9 * gib);
+  // A cuda path that takes the decision sees the chunks and sizes its batches from them.
+  int seen_chunks = 0;
+  std::int64_t batch = 0;
+  bool host_ran = false;
+  const fe::RunResult r = sel.run(
+      w, [&] { host_ran = true; },
+      [&](const fe::Decision& d) {
+        seen_chunks = d.chunks;
+        batch = fe::chunk_size(components, d.chunks);
+      });
+  EXPECT_EQ(r.ran_on, fe::Backend::cuda);
+  EXPECT_FALSE(host_ran);
+  EXPECT_EQ(seen_chunks, 3);
+  EXPECT_EQ(batch, 367);  // ceil(1100 / 3): one batch's share fits the budget
+  EXPECT_LE(w.device_bytes * static_cast<double>(batch) / components, sel.device_budget());
+  // The same call without the decision in its signature still runs (chunks unused).
+  bool plain_ran = false;
+  sel.run(
+      w, [] {}, [&] { plain_ran = true; });
+  EXPECT_TRUE(plain_ran);
+  // Not chunkable: the same working set goes to the host.
+  fe::Workload whole = w;
+  whole.chunkable = false;
+  EXPECT_EQ(sel.run(
+                   whole, [] {}, [](const fe::Decision&) {})
+                .ran_on,
+            fe::Backend::cpu);
+}
+
+TEST(exec_selector, KernelWorkloadsDescribeTheirCallsConsistently) {
+  const fe::KernelId k{3};
+  // tridiag: systems x size units, nothing chunked.
+  const fe::Workload t = fe::tridiag_batched_workload(k, 64, 128);
+  EXPECT_EQ(t.kernel, k);
+  EXPECT_DOUBLE_EQ(t.units(), 64.0 * 128.0);
+  EXPECT_FALSE(t.chunkable);
+  EXPECT_GT(t.device_bytes, t.transfer_bytes);
+  // KDE: per-sample costs, chunkable by samples.
+  const fe::Workload kd = fe::kde_binned_workload(k, 1000);
+  EXPECT_DOUBLE_EQ(kd.units(), 1000.0);
+  EXPECT_TRUE(kd.chunkable);
+  EXPECT_DOUBLE_EQ(fe::kde_binned_workload(k, 2000).device_bytes, 2.0 * kd.device_bytes);
+  // history: units are padded doubles; transfers are the signal, the outputs and the spectra
+  // (not the padded arrays, which live on the device only).
+  const fe::Workload h = fe::history_fft_workload(k, 10, 256, 128, 100, 2);
+  EXPECT_DOUBLE_EQ(h.units(), 10.0 * 256.0);
+  EXPECT_DOUBLE_EQ(h.transfer_bytes, 8.0 * (10.0 * (128.0 + 2.0 * 100.0) + 2.0 * 258.0));
+  EXPECT_DOUBLE_EQ(h.device_bytes, 8.0 * 4.0 * 10.0 * 256.0);
+  EXPECT_GT(h.flops, fe::history_fft_workload(k, 10, 256, 128, 100, 1).flops);
+  // chunk sizes
+  EXPECT_EQ(fe::chunk_size(10, 1), 10);
+  EXPECT_EQ(fe::chunk_size(10, 3), 4);
+  EXPECT_EQ(fe::chunk_size(10, 0), 10);
+  EXPECT_EQ(fe::chunk_size(3, 5), 1);
+  EXPECT_EQ(fe::chunk_size(0, 2), 1);
 }
 
 TEST(exec_selector, RanksSharingADeviceShareItsMemory) {

@@ -413,6 +413,9 @@ TEST(kernels_kde_test, BadArgumentsAreRejected) {
   fk::KdeOptions opt;
   opt.truncation = 0.5;
   EXPECT_THROW(fk::kde_binned_host(fk::kde_grid_1d(a), s, f.data(), opt), fracmfg::Error);
+  opt = fk::KdeOptions{};
+  opt.sample_chunks = 0;
+  EXPECT_THROW(fk::kde_binned_cuda(fk::kde_grid_1d(a), s, f.data(), opt), fracmfg::Error);
 }
 
 TEST(kernels_kde_test, SilvermanRuleMatchesHandComputedValues) {

@@ -31,6 +31,8 @@
 //
 // run(w, host_fn, cuda_fn) places the call, times it (steady clock, or the clock given to
 // set_clock), records the time in the statistics and, when learning, in the model. A
+// cuda_fn may take the call's `const Decision&`: a chunkable kernel then processes its data
+// in Decision::chunks pieces (kernel_workloads.hpp says which kernels are chunkable). A
 // cuda_fn must finish its device work (synchronise) before it returns, so that the time
 // and any asynchronous error are its own; it reports failure by throwing, by returning
 // false (bool) or a non-empty error text (std::string). On failure host_fn runs instead,
@@ -201,22 +203,34 @@ std::vector<ReportRow> aggregate_report(const std::vector<ReportRow>& rows);
 std::string format_report(const std::vector<ReportRow>& rows);
 
 namespace detail {
+// Calls a cuda_fn with the decision when it takes one (chunked kernels read
+// Decision::chunks), else without arguments.
+template <class F>
+decltype(auto) invoke_cuda(F& fn, const Decision& decision) {
+  if constexpr (std::is_invocable_v<F&, const Decision&>) {
+    return fn(decision);
+  } else {
+    (void)decision;
+    return fn();
+  }
+}
+
 // Runs a cuda_fn; false (with the error text) when it reported failure by its return value.
 template <class F>
-bool call_cuda(F& fn, std::string& error) {
-  using R = std::invoke_result_t<F&>;
+bool call_cuda(F& fn, const Decision& decision, std::string& error) {
+  using R = decltype(invoke_cuda(fn, decision));
   if constexpr (std::is_void_v<R>) {
-    fn();
+    invoke_cuda(fn, decision);
     return true;
   } else if constexpr (std::is_same_v<std::decay_t<R>, std::string>) {
-    R text = fn();
+    std::decay_t<R> text = invoke_cuda(fn, decision);
     if (text.empty()) return true;
     error = std::move(text);
     return false;
   } else {
     static_assert(std::is_convertible_v<R, bool>,
                   "a cuda_fn returns void, bool (true = success) or std::string (error text)");
-    if (static_cast<bool>(fn())) return true;
+    if (static_cast<bool>(invoke_cuda(fn, decision))) return true;
     error = "the cuda path reported failure";
     return false;
   }
@@ -251,7 +265,7 @@ class Selector {
       bool ok = false;
       const double t0 = now();
       try {
-        ok = detail::call_cuda(cuda_fn, error);
+        ok = detail::call_cuda(cuda_fn, result.decision, error);
       } catch (const std::exception& e) {
         error = e.what();
       } catch (...) {

@@ -88,8 +88,9 @@ std::vector<double> history_spectrum(const double* weights, std::int64_t fft_len
 
 struct HistoryOptions {
   int cuda_device = 0;  ///< runtime device index for history_fft_cuda
-  /// Doubles of padded signal (components x L) transformed per batch; larger batches are
-  /// split into chunks of components. The host path keeps about 4x this much scratch.
+  /// Doubles of padded signal (components x L) the host path transforms per batch; larger
+  /// batches are split into chunks of components. The host path keeps about 4x this much
+  /// scratch. (The cuda path batches by its `chunks` argument instead.)
   std::int64_t max_batch_doubles = std::int64_t{1} << 15;
   /// cuFFT plans of history_fft_cuda come from this cache (e.g. the rank's
   /// exec::Selector::cuda_resources()); null: from the workspace's own cache, which lives
@@ -139,8 +140,11 @@ void history_direct_host(const HistoryBlock& block, const HistoryWeights& weight
 void history_fft_host(const HistoryBlock& block, const HistorySpectra& spectra,
                       HistoryWorkspace& workspace);
 
-/// FFT path on a CUDA device (cuFFT). Throws NotCompiled without CUDA.
+/// FFT path on a CUDA device (cuFFT), all components in one batch, or in `chunks` batches of
+/// ceil(components / chunks) when the device holds only part of the working set (the
+/// selector's Decision::chunks). Throws NotCompiled without CUDA, fracmfg::Error for
+/// chunks < 1.
 void history_fft_cuda(const HistoryBlock& block, const HistorySpectra& spectra,
-                      HistoryWorkspace& workspace);
+                      HistoryWorkspace& workspace, int chunks = 1);
 
 }  // namespace fracmfg::kernels

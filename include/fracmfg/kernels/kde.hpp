@@ -103,6 +103,10 @@ struct KdeOptions {
   /// cuFFT plans of the cuda entry points are taken from (and kept in) this cache; null:
   /// each call plans and destroys its own (see cuda_resources.hpp).
   CudaResources* cuda_resources = nullptr;
+  /// The binned cuda path copies and bins the samples in this many pieces (>= 1), so that
+  /// only ceil(N / sample_chunks) of them are on the device at once (the selector's
+  /// Decision::chunks). The other entry points ignore it.
+  int sample_chunks = 1;
 };
 
 /// The signature every algorithm and backend implements.

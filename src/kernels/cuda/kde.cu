@@ -2,6 +2,7 @@
 // build); the per-sample and per-point arithmetic is the host's, from kernels/kde_item.hpp.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cufft.h>
 #include <string>
@@ -110,8 +111,8 @@ DeviceSamples upload_samples(const KdeSamples& s, int dim) {
 
 }  // namespace
 
-void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density, int device,
-                ResourceCache* cache) {
+void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density,
+                int sample_chunks, int device, ResourceCache* cache) {
   DeviceGuard guard(device);
   const std::int64_t mx = plan.x.work;
   const std::int64_t my = plan.y.work;
@@ -133,10 +134,19 @@ void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* 
   cuda_check(cudaMemset(work.get(), 0, static_cast<std::size_t>(plan.work_size()) * sizeof(double)),
              "cudaMemset (work)");
 
-  if (samples.count > 0) {
-    const DeviceSamples d = upload_samples(samples, plan.dim);
-    bin_kernel<<<grid_blocks(samples.count, threads_per_block), threads_per_block>>>(
-        plan.x, plan.y, plan.dim, samples.count, d.x.get(), d.y.get(), d.w.get(), work.get());
+  // The samples in pieces of at most `per_chunk`: binning adds into `work`, so the pieces
+  // are independent; the device holds one piece at a time.
+  const std::int64_t pieces = std::max(sample_chunks, 1);
+  const std::int64_t per_chunk = std::max<std::int64_t>(1, (samples.count + pieces - 1) / pieces);
+  for (std::int64_t first = 0; first < samples.count; first += per_chunk) {
+    KdeSamples piece = samples;
+    piece.count = std::min(per_chunk, samples.count - first);
+    piece.x = samples.x + first;
+    if (samples.y != nullptr) piece.y = samples.y + first;
+    if (samples.weight != nullptr) piece.weight = samples.weight + first;
+    const DeviceSamples d = upload_samples(piece, plan.dim);
+    bin_kernel<<<grid_blocks(piece.count, threads_per_block), threads_per_block>>>(
+        plan.x, plan.y, plan.dim, piece.count, d.x.get(), d.y.get(), d.w.get(), work.get());
     cuda_sync_check("binning kernel");
   }
   if (plan.x.mode == detail::kde_reflecting) {

@@ -9,10 +9,11 @@
 namespace fracmfg::kernels::cuda {
 
 /// Binned estimate of a checked call with its plan (spectra included) on `device`: binning
-/// with atomicAdd, cuFFT D2Z/Z2D convolution. Throws fracmfg::Error ("CUDA ...") on failure.
-/// cuFFT plans come from `cache`, or are created per call when it is null.
-void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density, int device,
-                ResourceCache* cache);
+/// with atomicAdd (the samples copied and binned in `sample_chunks` >= 1 pieces), cuFFT
+/// D2Z/Z2D convolution. Throws fracmfg::Error ("CUDA ...") on failure. cuFFT plans come
+/// from `cache`, or are created per call when it is null.
+void kde_binned(const detail::KdePlan& plan, const KdeSamples& samples, double* density,
+                int sample_chunks, int device, ResourceCache* cache);
 
 /// Exact sum of a checked call with its plan on `device`, one thread per grid point.
 void kde_exact(const detail::KdePlan& plan, const KdeSamples& samples, double* density, int device);

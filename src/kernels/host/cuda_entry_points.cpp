@@ -43,7 +43,7 @@ void kde_binned_cuda(const KdeGrid& grid, const KdeSamples& samples, double* den
   check_kde(grid, samples, density, options, who);
 #if FRACMFG_HAVE_CUDA
   cuda::kde_binned(detail::make_kde_plan(grid, options, true), samples, density,
-                   options.cuda_device,
+                   options.sample_chunks, options.cuda_device,
                    options.cuda_resources != nullptr ? &options.cuda_resources->cache() : nullptr);
 #else
   not_compiled(who);

@@ -98,6 +98,9 @@ void check_kde(const KdeGrid& grid, const KdeSamples& samples, const double* den
   if (!(options.truncation >= 1.0 && options.truncation <= 40.0)) {
     throw Error(who + ": truncation must lie in [1, 40] bandwidths");
   }
+  if (options.sample_chunks < 1) {
+    throw Error(who + ": sample_chunks must be >= 1");
+  }
   if (samples.count < 0) throw Error(who + ": negative sample count");
   if (samples.count > 0 && samples.x == nullptr) throw Error(who + ": null x coordinates");
   if (samples.count > 0 && grid.dim == 2 && samples.y == nullptr) {

@@ -1,0 +1,42 @@
+#pragma once
+// How each kernel dispatched through a Selector describes one call of itself: the one place
+// where a kernel's bytes, flops, per-call transfers and resident device bytes are written.
+// The solvers' dispatch points (frac/history_engine.cpp, mfg/kde_dispatch.cpp,
+// la/line_pc.cpp) and `fracmfg calibrate` (exec/calibration_kernels.cpp) both build their
+// Workloads here, so the performance model fitted by calibration is the one the solvers
+// consult. The functions sit in exec, not next to the kernels' declarations, because the
+// kernels layer is below exec (docs/design.md §1); each names the kernel it describes.
+//
+// Chunkable kernels (Workload::chunkable) take the call's Decision in their cuda_fn and
+// process their data in Decision::chunks pieces when the device budget holds only part of
+// the working set: history_fft (components), the binned KDE (samples).
+
+#include <cstdint>
+
+#include "fracmfg/exec/workload.hpp"
+
+namespace fracmfg::exec {
+
+/// kernels::tridiag_batched_*: `systems` tridiagonal systems of `size` unknowns, solved in
+/// place (read sub, diag, super, rhs; write rhs and a workspace). The cuda path copies the
+/// three diagonals and the right-hand side over and the solution back.
+Workload tridiag_batched_workload(KernelId kernel, std::int64_t systems, std::int64_t size);
+
+/// kernels::kde_binned_* over `samples` weighted samples onto a grid of about as many points
+/// (the MFG calls: grid nodes as samples): binning, then an FFT convolution. Chunkable: the
+/// cuda path bins the samples in Decision::chunks pieces (KdeOptions::sample_chunks).
+Workload kde_binned_workload(KernelId kernel, std::int64_t samples);
+
+/// kernels::history_fft_*: one history square of `components` columns, `signal_rows` known
+/// rows convolved into `output_rows` future rows under `rules` (1 or 2) weight sequences,
+/// with FFTs of length `fft_length`. The cuda path copies the signal and the spectra over
+/// and the outputs back. Chunkable: Decision::chunks batches of components
+/// (history_fft_cuda's `chunks`).
+Workload history_fft_workload(KernelId kernel, std::int64_t components, std::int64_t fft_length,
+                              std::int64_t signal_rows, std::int64_t output_rows, int rules);
+
+/// The number of items of one batch when `items` are processed in `chunks` pieces
+/// (ceil(items / chunks), at least 1; chunks < 1 counts as 1).
+std::int64_t chunk_size(std::int64_t items, int chunks);
+
+}  // namespace fracmfg::exec

@@ -1,0 +1,62 @@
+#include "fracmfg/exec/kernel_workloads.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fracmfg::exec {
+
+Workload tridiag_batched_workload(KernelId kernel, std::int64_t systems, std::int64_t size) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = systems * size;
+  const double e = static_cast<double>(w.elements);
+  w.bytes = 5.0 * 8.0 * e;           // three diagonals and the right-hand side read, x written
+  w.transfer_bytes = 4.0 * 8.0 * e;  // the same four arrays across (solution back)
+  w.flops = 8.0 * e;                 // Thomas: one forward and one backward sweep
+  w.device_bytes = 6.0 * 8.0 * e;    // the four arrays and two of workspace
+  return w;
+}
+
+Workload kde_binned_workload(KernelId kernel, std::int64_t samples) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = samples;
+  const double n = static_cast<double>(samples);
+  // Per sample: position(s) and weight read, a few bins touched; the FFT part grows as
+  // n log n in the model's units.
+  w.bytes = 64.0 * n;
+  w.transfer_bytes = 16.0 * n;
+  w.flops = 20.0 * n * std::log2(std::max(2.0, n));
+  w.device_bytes = 64.0 * n;
+  w.chunkable = true;
+  return w;
+}
+
+Workload history_fft_workload(KernelId kernel, std::int64_t components, std::int64_t fft_length,
+                              std::int64_t signal_rows, std::int64_t output_rows, int rules) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = components * fft_length;
+  const double doubles = static_cast<double>(w.elements);
+  const double log_length = std::log2(std::max(2.0, static_cast<double>(fft_length)));
+  const double r = static_cast<double>(rules);
+  // Per padded double: the signal padded and transformed once, one product and one inverse
+  // transform per rule.
+  w.bytes = 8.0 * doubles * (2.0 + 4.0 * r);
+  w.flops = doubles * (1.0 + r) * 2.5 * log_length + 6.0 * doubles * r;
+  // Across per call: the signal rows in, each rule's output rows back (added on the host),
+  // each rule's spectrum (L/2 + 1 complex numbers) in.
+  w.transfer_bytes = 8.0 * (static_cast<double>(components) *
+                                static_cast<double>(signal_rows + rules * output_rows) +
+                            r * static_cast<double>(fft_length + 2));
+  w.device_bytes = 8.0 * doubles * 4.0;
+  w.chunkable = true;
+  return w;
+}
+
+std::int64_t chunk_size(std::int64_t items, int chunks) {
+  const std::int64_t c = chunks < 1 ? 1 : chunks;
+  return std::max<std::int64_t>(1, (items + c - 1) / c);
+}
+
+}  // namespace fracmfg::exec
