@@ -19,10 +19,10 @@
 
 namespace fracmfg::driver {
 
-int run_fpde(core::Environment& env, const io::Deck& deck, exec::Selector& /*selector*/) {
-  // The fpde kernels (history update, FFT products) run on the host; the selector is not
-  // consulted.
-  const frac::FpdeRunOptions options = frac::fpde_run_options_from_petsc(env.comm(), deck);
+int run_fpde(core::Environment& env, const io::Deck& deck, exec::Selector& selector) {
+  // The rank's selector places the time-fractional history update (host or device).
+  frac::FpdeRunOptions options = frac::fpde_run_options_from_petsc(env.comm(), deck);
+  options.selector = &selector;
   frac::run_fpde_deck(env.comm(), deck, env.log(), options);
   return 0;
 }

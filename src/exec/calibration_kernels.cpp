@@ -14,6 +14,7 @@
 #include "fracmfg/exec/kernel_workloads.hpp"
 #include "fracmfg/kernels/history.hpp"
 #include "fracmfg/kernels/kde.hpp"
+#include "fracmfg/kernels/l1_history.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
 
 namespace fracmfg::exec {
@@ -222,6 +223,89 @@ CalibrationCase history_case(std::int64_t n) {
   return c;
 }
 
+// --- the time-fractional PDE history (kernels/l1_history.hpp), as frac::L1History runs it:
+// the state resident on the device across calls.
+// soe: 32 modes (a typical SOE size) of n / 32 points.
+CalibrationCase soe_history_case(std::int64_t n) {
+  struct Data {
+    std::int64_t points = 1, terms = 32;
+    std::vector<double> e, q, c, du, modes, history;
+    std::unique_ptr<kernels::L1HistoryDevice> device;
+    kernels::SoeHistoryStep step() {
+      kernels::SoeHistoryStep s;
+      s.points = points;
+      s.terms = terms;
+      s.decay = e.data();
+      s.inject = q.data();
+      s.weight = c.data();
+      s.increment = du.data();
+      s.modes = modes.data();
+      s.history = history.data();
+      return s;
+    }
+  };
+  auto d = std::make_shared<Data>();
+  d->points = std::max<std::int64_t>(1, (n + d->terms / 2) / d->terms);
+  const auto t = static_cast<std::size_t>(d->terms);
+  const auto p = static_cast<std::size_t>(d->points);
+  d->e = uniform(t, 0.1, 0.99, 61);  // decays < 1: the modes stay bounded over calls
+  d->q = uniform(t, 0.0, 1.0, 62);
+  d->c = uniform(t, 0.0, 1.0, 63);
+  d->du = uniform(p, -1.0, 1.0, 64);
+  d->modes.assign(t * p, 0.0);
+  d->history.assign(p, 0.0);
+  CalibrationCase c;
+  c.workload = soe_history_workload(KernelId{}, d->points, d->terms, /*resident=*/true);
+  c.host = [d] { kernels::soe_history_host(d->step()); };
+  c.cuda = [d](int device, Resources*) {
+    if (!d->device) {
+      d->device = std::make_unique<kernels::L1HistoryDevice>(kernels::L1Algorithm::soe, device,
+                                                             d->points, d->terms);
+    }
+    if (!d->device->resident()) d->device->upload(d->modes.data(), d->terms);
+    d->device->soe_step(d->step());
+  };
+  return c;
+}
+
+// direct: 64 past increments of n / 64 points (each call forms the history of the same
+// step again).
+CalibrationCase l1_direct_case(std::int64_t n) {
+  struct Data {
+    std::int64_t points = 1, levels = 64;
+    std::vector<double> w, past, history;
+    std::unique_ptr<kernels::L1HistoryDevice> device;
+    kernels::L1DirectStep step() {
+      kernels::L1DirectStep s;
+      s.points = points;
+      s.levels = levels;
+      s.weights = w.data();
+      s.past = past.data();
+      s.history = history.data();
+      return s;
+    }
+  };
+  auto d = std::make_shared<Data>();
+  d->points = std::max<std::int64_t>(1, (n + d->levels / 2) / d->levels);
+  const auto p = static_cast<std::size_t>(d->points);
+  d->w = uniform(static_cast<std::size_t>(d->levels), 0.0, 1.0, 71);
+  d->past = uniform(p * static_cast<std::size_t>(d->levels), -1.0, 1.0, 72);
+  d->history.assign(p, 0.0);
+  CalibrationCase c;
+  c.workload = l1_direct_workload(KernelId{}, d->points, d->levels, d->levels, /*resident=*/true);
+  c.host = [d] { kernels::l1_direct_host(d->step()); };
+  c.cuda = [d](int device, Resources*) {
+    if (!d->device) {
+      d->device = std::make_unique<kernels::L1HistoryDevice>(kernels::L1Algorithm::direct, device,
+                                                             d->points, d->levels);
+    }
+    if (!d->device->resident()) d->device->upload(d->past.data(), d->levels - 1);
+    d->device->truncate(d->levels - 1);
+    d->device->direct_step(d->past.data() + (d->levels - 1) * d->points, d->step());
+  };
+  return c;
+}
+
 }  // namespace
 
 std::vector<CalibratedKernel> calibration_kernels() {
@@ -249,6 +333,14 @@ std::vector<CalibratedKernel> calibration_kernels() {
                120.0, [](std::int64_t n) {
                  return mfg_grid_case(n, kernels::KdeBoundary::reflecting, 0.05);
                }});
+  k.push_back({kn::fpde_soe_history,
+               "time-fractional PDE history, sum of exponentials: 32 modes of n/32 points "
+               "advanced and summed (modes resident)",
+               24.0, soe_history_case});
+  k.push_back({kn::fpde_l1_history,
+               "time-fractional PDE history, direct L1 sum over 64 past increments of n/64 "
+               "points (past resident)",
+               16.0, l1_direct_case});
   return k;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fracmfg/kernels/l1_history.hpp"
+
 namespace fracmfg::exec {
 
 Workload tridiag_batched_workload(KernelId kernel, std::int64_t systems, std::int64_t size) {
@@ -51,6 +53,40 @@ Workload history_fft_workload(KernelId kernel, std::int64_t components, std::int
                             r * static_cast<double>(fft_length + 2));
   w.device_bytes = 8.0 * doubles * 4.0;
   w.chunkable = true;
+  return w;
+}
+
+Workload soe_history_workload(KernelId kernel, std::int64_t points, std::int64_t terms,
+                              bool resident) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = points * terms;
+  const double p = static_cast<double>(points);
+  const double e = static_cast<double>(w.elements);
+  // Per mode and point: the mode read and written, 4 flops; per point the increment read
+  // and the history written.
+  w.bytes = 16.0 * e + 16.0 * p;
+  w.flops = 4.0 * e;
+  w.transfer_bytes =
+      8.0 * (2.0 * p + 3.0 * static_cast<double>(terms)) + (resident ? 0.0 : 8.0 * e);
+  w.device_bytes = kernels::L1HistoryDevice::device_bytes(kernels::L1Algorithm::soe, points, terms);
+  return w;
+}
+
+Workload l1_direct_workload(KernelId kernel, std::int64_t points, std::int64_t levels,
+                            std::int64_t capacity, bool resident) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = points * levels;
+  const double p = static_cast<double>(points);
+  const double e = static_cast<double>(w.elements);
+  w.bytes = 8.0 * e + 8.0 * p;  // every past increment read once, the history written
+  w.flops = 2.0 * e;
+  w.transfer_bytes =
+      8.0 * (2.0 * p + static_cast<double>(levels)) +
+      (resident ? 0.0 : 8.0 * p * static_cast<double>(std::max<std::int64_t>(levels - 1, 0)));
+  w.device_bytes =
+      kernels::L1HistoryDevice::device_bytes(kernels::L1Algorithm::direct, points, capacity);
   return w;
 }
 

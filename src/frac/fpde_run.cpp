@@ -63,6 +63,7 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   FpdeSolverOptions so;
   so.prefix = options.prefix;
   so.log = log;
+  so.selector = options.selector;
   so.progress_interval = options.progress_interval >= 0.0
                              ? options.progress_interval
                              : core::progress_interval_from_environment(log);

@@ -85,6 +85,7 @@ class TimeFractionalStepper final : public FpdeStepper {
                             ? L1History::Method::soe
                             : L1History::Method::direct;
     history_.emplace(method, problem.order, ctx_.mesh, np, problem.history.tolerance);
+    history_->set_selector(ctx_.options.selector);
     const bool exact_1d =
         ctx_.grid.dimension() == 1 && problem.solver.preconditioner != Preconditioner::none;
     PetscReal ratio = lag_ratio_;

@@ -21,6 +21,8 @@
 #include "fracmfg/exec/kernel_names.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/fode_solver.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
+#include "fracmfg/frac/fpde_solver.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/solver.hpp"
 
@@ -50,9 +52,9 @@ std::vector<std::string> model_names(const fe::PerfModel& m) {
 TEST(exec_calibrate_test, RegistryHoldsTheExportedKernelNamesOnce) {
   namespace kn = fe::kernel_names;
   const std::vector<std::string> names = fe::calibration_kernel_names();
-  const std::vector<std::string> expected = {kn::tridiag_batched,  kn::kde_binned_1d,
-                                             kn::kde_binned_2d,    kn::history_fft,
-                                             kn::mfg_particle_kde, kn::mfg_nonlocal_coupling};
+  const std::vector<std::string> expected = {
+      kn::tridiag_batched,  kn::kde_binned_1d,         kn::kde_binned_2d,    kn::history_fft,
+      kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::fpde_soe_history, kn::fpde_l1_history};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   for (const fe::CalibratedKernel& k : fe::calibration_kernels()) {
@@ -108,6 +110,23 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
   o.block_size = 16;
   ff::FodeSolver fode(MPI_COMM_SELF, p, rhs, o, &selector);
   fode.solve();
+  // The time-fractional PDE solver's history update, both methods.
+  for (const char* method : {"soe", "direct"}) {
+    const fracmfg::io::FpdeConfig fpde_config =
+        fracmfg::io::Deck::from_string(
+            std::string("problem: fpde\nfpde:\n  type: time_fractional\n  order: 0.5\n"
+                        "  diffusivity: 1.0\n  initial: \"sin(pi*x)\"\n"
+                        "  domain: {length: [1.0], boundary: dirichlet}\n"
+                        "  grid: {points: [33]}\n  time: {horizon: 0.1, steps: 6}\n"
+                        "  history: {method: ") +
+                method + "}\n",
+            "fpde_names.yaml")
+            .fpde();
+    ff::FpdeSolverOptions fo;
+    fo.selector = &selector;
+    ff::FpdeSolver fpde(MPI_COMM_SELF, ff::fpde_problem_from_config(fpde_config), fo);
+    fpde.solve();
+  }
 
   const std::vector<std::string> registry = fe::calibration_kernel_names();
   const std::vector<std::string> used = model_names(selector.model());
@@ -120,7 +139,8 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
     EXPECT_GT(selector.stats(*id, fe::Backend::cpu).calls, 0u) << name;
   }
   namespace kn = fe::kernel_names;
-  for (const char* name : {kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::history_fft}) {
+  for (const char* name : {kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::history_fft,
+                           kn::fpde_soe_history, kn::fpde_l1_history}) {
     EXPECT_NE(std::find(used.begin(), used.end(), name), used.end())
         << "the solvers no longer dispatch '" << name << "'";
   }

@@ -6,11 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/logger.hpp"
+#include "fracmfg/exec/cuda_devices.hpp"
+#include "fracmfg/exec/hardware.hpp"
+#include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/fpde_time_mesh.hpp"
 #include "fracmfg/frac/operators.hpp"
+#include "fracmfg/kernels/l1_history.hpp"
 
 namespace {
 
@@ -174,6 +182,169 @@ TEST(L1History, RestoredStateContinuesBitIdentically) {
       b.push(du.data());
     }
     EXPECT_THROW(a.push(du.data()), fracmfg::Error);
+  }
+}
+
+// --- the kernels and their placement --------------------------------------------------
+
+namespace fk = fracmfg::kernels;
+namespace fe = fracmfg::exec;
+
+TEST(L1HistoryKernels, HostKernelsMatchPlainLoops) {
+  const std::int64_t points = 1300;  // more than two blocks, a partial last one
+  const std::int64_t terms = 7;
+  std::vector<double> e(terms), q(terms), c(terms), du(points), modes(terms * points);
+  for (std::int64_t j = 0; j < terms; ++j) {
+    e[j] = 0.9 - 0.1 * j;
+    q[j] = 0.3 + 0.05 * j;
+    c[j] = 1.0 / (1.0 + j);
+  }
+  for (std::int64_t i = 0; i < points; ++i) du[i] = std::sin(0.01 * i);
+  for (std::int64_t k = 0; k < terms * points; ++k) modes[k] = std::cos(0.003 * k);
+  std::vector<double> ref_modes = modes, ref(points, 0.0), out(points, -1.0);
+  for (std::int64_t i = 0; i < points; ++i) {
+    for (std::int64_t j = 0; j < terms; ++j) {
+      double& h = ref_modes[j * points + i];
+      h = e[j] * h + q[j] * du[i];
+      ref[i] += c[j] * h;
+    }
+  }
+  fk::SoeHistoryStep s;
+  s.points = points;
+  s.terms = terms;
+  s.decay = e.data();
+  s.inject = q.data();
+  s.weight = c.data();
+  s.increment = du.data();
+  s.modes = modes.data();
+  s.history = out.data();
+  fk::soe_history_host(s);
+  for (std::int64_t i = 0; i < points; ++i) ASSERT_EQ(out[i], ref[i]) << i;
+  EXPECT_EQ(modes, ref_modes);
+
+  const std::int64_t levels = 9;
+  std::vector<double> w(levels), past(levels * points);
+  for (std::int64_t k = 0; k < levels; ++k) w[k] = 1.0 / (2.0 + k);
+  for (std::int64_t k = 0; k < levels * points; ++k) past[k] = std::sin(0.011 * k);
+  std::vector<double> direct_ref(points, 0.0);
+  for (std::int64_t i = 0; i < points; ++i) {
+    for (std::int64_t k = 0; k < levels; ++k) direct_ref[i] += w[k] * past[k * points + i];
+  }
+  fk::L1DirectStep d;
+  d.points = points;
+  d.levels = levels;
+  d.weights = w.data();
+  d.past = past.data();
+  d.history = out.data();
+  fk::l1_direct_host(d);
+  for (std::int64_t i = 0; i < points; ++i) ASSERT_EQ(out[i], direct_ref[i]) << i;
+
+  // Bad calls are named.
+  s.decay = nullptr;
+  EXPECT_THROW(fk::soe_history_host(s), fracmfg::Error);
+  d.points = -1;
+  EXPECT_THROW(fk::l1_direct_host(d), fracmfg::Error);
+  // A device state is used only as it was placed.
+  fk::L1HistoryDevice dev(fk::L1Algorithm::soe, 0, points, terms);
+  EXPECT_FALSE(dev.resident());
+  s.decay = e.data();
+  EXPECT_THROW(dev.soe_step(s), fracmfg::Error);  // nothing uploaded
+  EXPECT_THROW(dev.download(out.data()), fracmfg::Error);
+  EXPECT_THROW(dev.truncate(0), fracmfg::Error);
+  EXPECT_THROW(fk::L1HistoryDevice(fk::L1Algorithm::direct, 0, -1, 3), fracmfg::Error);
+}
+
+namespace {
+
+fe::SelectorConfig selector_config(fe::BackendChoice backend) {
+  fe::SelectorConfig c;
+  c.use_environment = false;
+  c.persist = false;
+  c.activate_device = false;
+  c.backend = backend;
+  return c;
+}
+
+// One GPU as seen by a probe that found it (injected): the selector places calls on it.
+fe::Hardware injected_gpu_node() {
+  return fe::Hardware::from_yaml(
+      "host_name: gpu-node\nhost_cores: 8\ncuda_compiled: true\nnode_rank: 0\nnode_size: 1\n"
+      "gpus:\n  - {name: Injected GPU, cc: \"8.0\", multiprocessors: 108, memory_gb: 40, "
+      "free_gb: 39}\n",
+      "gpu_node.yaml");
+}
+
+// Pushes the same increments through a plain history and one placed by `selector`, and
+// compares the histories after every push (bit for bit on the host; to round-off where a
+// real device ran some steps), and their checkpoint states half-way.
+void compare_with_selector(Method method, fe::Selector& selector, double tolerance) {
+  const FpdeTimeMesh mesh(1.0, 60, 1.5);
+  const std::size_t points = 700;
+  L1History plain(method, 0.4, mesh, points, 1e-10);
+  L1History placed(method, 0.4, mesh, points, 1e-10);
+  placed.set_selector(&selector);
+  std::vector<double> du(points);
+  for (int n = 1; n <= 60; ++n) {
+    for (std::size_t i = 0; i < points; ++i) du[i] = std::sin(0.1 * n + 0.01 * i) / n;
+    plain.push(du.data());
+    placed.push(du.data());
+    for (std::size_t i = 0; i < points; ++i) {
+      ASSERT_NEAR(placed.history()[i], plain.history()[i],
+                  tolerance * (1.0 + std::fabs(plain.history()[i])))
+          << "step " << n << " point " << i;
+    }
+    if (n == 30) {
+      ASSERT_EQ(placed.state_size(), plain.state_size());
+      std::vector<double> a(points), b(points);
+      for (std::size_t k = 0; k < plain.state_size(); ++k) {
+        plain.save_state(k, a.data());
+        placed.save_state(k, b.data());
+        for (std::size_t i = 0; i < points; ++i) {
+          ASSERT_NEAR(b[i], a[i], tolerance * (1.0 + std::fabs(a[i]))) << "vector " << k;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(L1History, ASelectorOnTheHostGivesTheSameHistoryBitForBit) {
+  for (Method method : {Method::soe, Method::direct}) {
+    fe::Selector selector(
+        fe::Hardware::from_yaml("host_name: cpu-node\nhost_cores: 2\n", "cpu.yaml"),
+        selector_config(fe::BackendChoice::automatic));
+    compare_with_selector(method, selector, 0.0);
+    const auto kernel =
+        selector.model().find_kernel(method == Method::soe ? fe::kernel_names::fpde_soe_history
+                                                           : fe::kernel_names::fpde_l1_history);
+    ASSERT_TRUE(kernel.has_value());
+    // Every push but the last (which forms no history) is one call.
+    EXPECT_EQ(selector.stats(*kernel, fe::Backend::cpu).calls, 59u);
+  }
+}
+
+TEST(L1History, AFailingDevicePathFallsBackWithoutLosingTheState) {
+  // The selector places every step on the injected GPU; where this machine cannot run it
+  // (no device, or no CUDA in the build) each attempt fails before touching the state and the
+  // host redoes the step, until the kernel is given up on this rank. On a machine with a
+  // device the steps run there, with the state resident, to round-off of the host's.
+  const bool real_device = !fe::probe_cuda().devices.empty();
+  for (Method method : {Method::soe, Method::direct}) {
+    fe::Selector selector(injected_gpu_node(), selector_config(fe::BackendChoice::cuda),
+                          fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
+    compare_with_selector(method, selector, real_device ? 1e-12 : 0.0);
+    const auto kernel =
+        selector.model().find_kernel(method == Method::soe ? fe::kernel_names::fpde_soe_history
+                                                           : fe::kernel_names::fpde_l1_history);
+    ASSERT_TRUE(kernel.has_value());
+    if (!real_device) {
+      EXPECT_EQ(selector.stats(*kernel, fe::Backend::cuda).failures, 3u);
+      EXPECT_TRUE(selector.cuda_disabled(*kernel));
+      EXPECT_EQ(selector.stats(*kernel, fe::Backend::cpu).calls, 59u);
+    } else {
+      EXPECT_EQ(selector.stats(*kernel, fe::Backend::cuda).calls, 59u);
+    }
   }
 }
 

@@ -14,6 +14,11 @@ inline constexpr const char* history_fft = "history_fft";
 inline constexpr const char* mfg_particle_kde = "mfg_particle_kde";
 /// mfg::Coupling's nonlocal (Gaussian convolution) coupling (kernels::kde_binned_*).
 inline constexpr const char* mfg_nonlocal_coupling = "mfg_nonlocal_coupling";
+/// frac::L1History's sum-of-exponentials update of the time-fractional PDE solver
+/// (kernels::soe_history_host / L1HistoryDevice::soe_step).
+inline constexpr const char* fpde_soe_history = "fpde_soe_history";
+/// frac::L1History's direct L1 sum (kernels::l1_direct_host / L1HistoryDevice::direct_step).
+inline constexpr const char* fpde_l1_history = "fpde_l1_history";
 /// kernels::tridiag_batched_* on its own (batched line solves).
 inline constexpr const char* tridiag_batched = "tridiag_batched";
 /// kernels::kde_binned_* on scattered samples, 1D and 2D.

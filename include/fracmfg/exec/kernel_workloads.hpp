@@ -9,7 +9,9 @@
 //
 // Chunkable kernels (Workload::chunkable) take the call's Decision in their cuda_fn and
 // process their data in Decision::chunks pieces when the device budget holds only part of
-// the working set: history_fft (components), the binned KDE (samples).
+// the working set: history_fft (components), the binned KDE (samples). Kernels with state
+// resident on the device (the L1 history) count in transfer_bytes only what crosses per call,
+// plus the state when it is not yet where the call would run.
 
 #include <cstdint>
 
@@ -34,6 +36,19 @@ Workload kde_binned_workload(KernelId kernel, std::int64_t samples);
 /// (history_fft_cuda's `chunks`).
 Workload history_fft_workload(KernelId kernel, std::int64_t components, std::int64_t fft_length,
                               std::int64_t signal_rows, std::int64_t output_rows, int rules);
+
+/// kernels::l1_history's soe update: `terms` modes of `points` values advanced and summed.
+/// Per step the cuda path copies the increment and the 3 x terms coefficients over and the
+/// history back; the modes stay resident on the device, so they are counted as a transfer
+/// only while they are not there (`resident` false: the first step there moves them).
+Workload soe_history_workload(KernelId kernel, std::int64_t points, std::int64_t terms,
+                              bool resident);
+
+/// kernels::l1_history's direct sum over `levels` past increments of `points` values, out of
+/// a device state of `capacity` increments. Per step: the new increment and the weights over,
+/// the history back; the past increments while not resident.
+Workload l1_direct_workload(KernelId kernel, std::int64_t points, std::int64_t levels,
+                            std::int64_t capacity, bool resident);
 
 /// The number of items of one batch when `items` are processed in `chunks` pieces
 /// (ceil(items / chunks), at least 1; chunks < 1 counts as 1).

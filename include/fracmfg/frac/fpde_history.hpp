@@ -33,6 +33,9 @@
 //     hist.push(du);        // du = u^n - u^{n-1}; prepares history() for step n + 1
 //   }
 //
+// The update of each push is a kernel (kernels/l1_history.hpp) with a host and a CUDA path,
+// placed per step by the rank's selector when one is set (set_selector).
+//
 // Node-local (one rank's points), not collective, not thread-safe.
 
 #include <cstddef>
@@ -42,6 +45,10 @@
 
 #include "fracmfg/frac/fpde_time_mesh.hpp"
 #include "fracmfg/frac/soe.hpp"
+
+namespace fracmfg::exec {
+class Selector;
+}
 
 namespace fracmfg::frac {
 
@@ -73,6 +80,15 @@ class L1History {
   /// Records du = u^n - u^{n-1} for n = levels() + 1 (points() values) and computes the
   /// history of step n + 1. At most mesh().steps() pushes.
   void push(const double* du);
+
+  /// Runs each push's kernel (kernels/l1_history.hpp: the soe update or the direct sum)
+  /// through the rank's selector, under the names fpde_soe_history / fpde_l1_history: on
+  /// the host, or on the rank's device with the state (modes or past increments) resident
+  /// there between steps; a step placed on the other backend first moves the state, and
+  /// save_state() brings it home. Per step only the increment and the history cross. null
+  /// (the default): the host kernel, no selector. The selector must outlive this object or
+  /// be replaced first.
+  void set_selector(exec::Selector* selector);
 
   /// The SOE kernel (nullptr for the direct method).
   const SoeApproximation* soe() const;

@@ -54,6 +54,8 @@ struct FpdeRunOptions {
   /// environment's FRACMFG_PROGRESS_SECONDS, default 10.
   double progress_interval = -1.0;
   std::string prefix = "fpde_";  ///< options-database prefix of the solver
+  /// The rank's selector, given to the solver (FpdeSolverOptions::selector); null: host.
+  exec::Selector* selector = nullptr;
 };
 
 struct FpdeRunSummary {

@@ -88,6 +88,9 @@ struct FpdeSolverOptions {
   /// At most one progress line per this many seconds (and one at the last step); <= 0: every
   /// step.
   double progress_interval = 5.0;
+  /// The rank's selector: the time-fractional history update (L1History::set_selector) runs
+  /// where it places each step, host or device. null: on the host. Must outlive the solver.
+  exec::Selector* selector = nullptr;
 };
 
 /// Counters of a run (this rank's; equal on every rank).
