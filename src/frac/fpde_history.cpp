@@ -43,6 +43,8 @@ struct L1History::Impl {
     gamma2 = std::exp(std::lgamma(2.0 - alpha));
     if (method == Method::direct) {
       if (mesh.uniform()) b = l1_weights(alpha, static_cast<std::size_t>(mesh.steps()));
+      // Every increment is kept: the whole run's past at once, never copied as it grows.
+      du.reserve(static_cast<std::size_t>(mesh.steps()) * points);
       return;
     }
     soe = soe_approximation(alpha, mesh.min_history_lag(), mesh.horizon(), tolerance);
