@@ -12,6 +12,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/exec/kernel_names.hpp"
 #include "fracmfg/exec/kernel_workloads.hpp"
+#include "fracmfg/kernels/circulant.hpp"
 #include "fracmfg/kernels/history.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/l1_history.hpp"
@@ -306,6 +307,56 @@ CalibrationCase l1_direct_case(std::int64_t n) {
   return c;
 }
 
+// --- the space-fractional PDE solver's FFT products (kernels/circulant.hpp). `embedding`:
+// Toeplitz products of lines of m = 1023 values (L = 2048) as the Riesz operator's shell
+// matrix makes them; otherwise one circulant of about n values (the 1D preconditioner).
+CalibrationCase circulant_case(std::int64_t n, bool embedding) {
+  struct Data {
+    kernels::CirculantBatch batch;
+    std::vector<double> eig, x, y;
+    kernels::CirculantWorkspace host_ws;
+    std::unique_ptr<kernels::CirculantWorkspace> cuda_ws;
+    int cuda_device = -1;
+    Resources* cuda_resources = nullptr;
+  };
+  auto d = std::make_shared<Data>();
+  std::int64_t lines = 1, m = 1, len = 1;
+  if (embedding) {
+    len = std::min<std::int64_t>(2048, std::max<std::int64_t>(2, n));
+    m = len / 2;
+    lines = std::max<std::int64_t>(1, (n + len / 2) / len);
+  } else {
+    m = len = std::max<std::int64_t>(2, n);
+  }
+  d->eig = uniform(static_cast<std::size_t>(len / 2 + 1), 0.5 / static_cast<double>(len),
+                   1.0 / static_cast<double>(len), 81);
+  d->x = uniform(static_cast<std::size_t>(lines * m), -1.0, 1.0, 82);
+  d->y.assign(static_cast<std::size_t>(lines * m), 0.0);
+  kernels::CirculantBatch& b = d->batch;
+  b.lines = lines;
+  b.length = m;
+  b.fft_length = len;
+  b.eigenvalues = d->eig.data();
+  b.x = d->x.data();
+  b.y = d->y.data();
+  b.scale = 1e-3;  // y grows slowly over repeated calls
+  CalibrationCase c;
+  c.workload = circulant_batched_workload(KernelId{}, lines, m, len);
+  c.host = [d] { kernels::circulant_batched_host(d->batch, d->host_ws); };
+  c.cuda = [d](int device, Resources* r) {
+    if (!d->cuda_ws || d->cuda_device != device || d->cuda_resources != r) {
+      kernels::CirculantOptions o;
+      o.cuda_device = device;
+      o.cuda_resources = r;
+      d->cuda_ws = std::make_unique<kernels::CirculantWorkspace>(o);
+      d->cuda_device = device;
+      d->cuda_resources = r;
+    }
+    kernels::circulant_batched_cuda(d->batch, *d->cuda_ws);
+  };
+  return c;
+}
+
 }  // namespace
 
 std::vector<CalibratedKernel> calibration_kernels() {
@@ -341,6 +392,14 @@ std::vector<CalibratedKernel> calibration_kernels() {
                "time-fractional PDE history, direct L1 sum over 64 past increments of n/64 "
                "points (past resident)",
                16.0, l1_direct_case});
+  k.push_back({kn::fpde_riesz_product,
+               "space-fractional PDE: Toeplitz products of lines of 1023 values by FFT "
+               "(L = 2048, n = lines x L)",
+               56.0, [](std::int64_t n) { return circulant_case(n, true); }});
+  k.push_back({kn::fpde_circulant_pc,
+               "space-fractional PDE: one circulant of n values inverted by FFT (the 1D "
+               "preconditioner)",
+               56.0, [](std::int64_t n) { return circulant_case(n, false); }});
   return k;
 }
 

@@ -90,6 +90,23 @@ Workload l1_direct_workload(KernelId kernel, std::int64_t points, std::int64_t l
   return w;
 }
 
+Workload circulant_batched_workload(KernelId kernel, std::int64_t lines, std::int64_t length,
+                                    std::int64_t fft_length) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = lines * fft_length;
+  const double n = static_cast<double>(w.elements);
+  const double values = static_cast<double>(lines * length);
+  const double log_length = std::log2(std::max(2.0, static_cast<double>(fft_length)));
+  // Two real transforms per line (2.5 L log2 L flops each), the padded line and its half
+  // spectrum written and read a few times.
+  w.bytes = 8.0 * (6.0 * n + 3.0 * values);
+  w.flops = 5.0 * n * log_length + 2.0 * n + 2.0 * values;
+  w.transfer_bytes = 8.0 * (3.0 * values + static_cast<double>(fft_length / 2 + 1));
+  w.device_bytes = 8.0 * (2.0 * values + 2.0 * n + static_cast<double>(fft_length / 2 + 1));
+  return w;
+}
+
 std::int64_t chunk_size(std::int64_t items, int chunks) {
   const std::int64_t c = chunks < 1 ? 1 : chunks;
   return std::max<std::int64_t>(1, (items + c - 1) / c);

@@ -73,6 +73,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
     f_now_.resize(np);
     f_prev_.resize(np);
     riesz_ = std::make_unique<RieszShell>(ctx_.grid, problem.order);
+    riesz_->op().set_selector(ctx_.options.selector);
     char scheme_text[256] = "crank_nicolson";
     char kind_text[256] = "strang";
     FRACMFG_PETSC_CHECK(read_options(ctx_.comm, ctx_.options.prefix.c_str(), scheme_text,

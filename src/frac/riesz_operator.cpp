@@ -8,7 +8,11 @@
 #include <sstream>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/exec/kernel_workloads.hpp"
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/convolution.hpp"
+#include "fracmfg/kernels/circulant.hpp"
 #include "kernels/fftw_handles.hpp"
 
 namespace fracmfg::frac {
@@ -22,71 +26,76 @@ namespace fftw = kernels::detail;
 
 constexpr const char* kNoPlan = "riesz operator: FFTW could not create a plan";
 
-/// Batched product with a symmetric Toeplitz matrix of first column t (m values) through its
-/// circulant embedding of length len >= 2m - 1: y_b = T x_b for `batch` vectors of length m.
-class ToeplitzBatch {
+/// Products of `lines` lines of m values with one symmetric circulant of length len
+/// (kernels/circulant.hpp): the Toeplitz products through the circulant embedding
+/// (len >= 2m - 1), and the 1D circulants themselves (len = m). Each call goes through the
+/// rank's selector when one is set (host FFTW or device cuFFT), else the host kernel.
+class CirculantLines {
  public:
-  ToeplitzBatch(const std::vector<double>& t, std::size_t batch)
-      : m_(t.size()),
-        len_(next_fast_fft_size(2 * t.size() - 1)),
-        half_(len_ / 2 + 1),
-        batch_(batch),
-        in_(fftw::fftw_real_array(len_ * batch)),
-        out_(fftw::fftw_complex_array(half_ * batch)),
-        eig_(half_) {
+  /// The embedding of the symmetric Toeplitz matrix of first column t.
+  static CirculantLines toeplitz(const std::vector<double>& t, std::size_t lines) {
+    const std::size_t m = t.size();
+    const std::size_t len = next_fast_fft_size(2 * m - 1);
     // Eigenvalues of the embedding circulant [t_0..t_{m-1}, 0.., t_{m-1}..t_1] (real: the
     // column is symmetric), with the 1/len of the inverse transform folded in.
-    fftw::FftwArray<double> c = fftw::fftw_real_array(len_);
-    fftw::FftwArray<fftw_complex> ch = fftw::fftw_complex_array(half_);
-    std::fill(c.get(), c.get() + len_, 0.0);
-    for (std::size_t k = 0; k < m_; ++k) c.get()[k] = t[k];
-    for (std::size_t k = 1; k < m_; ++k) c.get()[len_ - k] = t[k];
+    fftw::FftwArray<double> c = fftw::fftw_real_array(len);
+    fftw::FftwArray<fftw_complex> ch = fftw::fftw_complex_array(len / 2 + 1);
+    std::fill(c.get(), c.get() + len, 0.0);
+    for (std::size_t k = 0; k < m; ++k) c.get()[k] = t[k];
+    for (std::size_t k = 1; k < m; ++k) c.get()[len - k] = t[k];
     const fftw::FftwPlan p = fftw::checked_fftw_plan(
-        fftw_plan_dft_r2c_1d(static_cast<int>(len_), c.get(), ch.get(), FFTW_ESTIMATE), kNoPlan);
+        fftw_plan_dft_r2c_1d(static_cast<int>(len), c.get(), ch.get(), FFTW_ESTIMATE), kNoPlan);
     fftw_execute(p.get());
-    for (std::size_t k = 0; k < half_; ++k) eig_[k] = ch.get()[k][0] / static_cast<double>(len_);
-    const int n = static_cast<int>(len_);
-    fwd_ = fftw::checked_fftw_plan(
-        fftw_plan_many_dft_r2c(1, &n, static_cast<int>(batch_), in_.get(), nullptr, 1,
-                               static_cast<int>(len_), out_.get(), nullptr, 1,
-                               static_cast<int>(half_), FFTW_ESTIMATE),
-        kNoPlan);
-    bwd_ = fftw::checked_fftw_plan(
-        fftw_plan_many_dft_c2r(1, &n, static_cast<int>(batch_), out_.get(), nullptr, 1,
-                               static_cast<int>(half_), in_.get(), nullptr, 1,
-                               static_cast<int>(len_), FFTW_ESTIMATE),
-        kNoPlan);
+    CirculantLines out(m, len, lines);
+    for (std::size_t k = 0; k < out.eig_.size(); ++k) {
+      out.eig_[k] = ch.get()[k][0] / static_cast<double>(len);
+    }
+    return out;
+  }
+  /// A circulant of length m given by (the first m/2 + 1 of) its eigenvalues lambda_k / m.
+  static CirculantLines circulant(std::size_t m, std::size_t lines) {
+    return CirculantLines(m, m, lines);
   }
 
-  /// y[b*m + k] += scale * (T x_b)_k for x, y of batch() x m values.
-  void multiply_add(const double* x, double* y, double scale) {
-    for (std::size_t b = 0; b < batch_; ++b) {
-      double* row = in_.get() + b * len_;
-      std::copy(x + b * m_, x + (b + 1) * m_, row);
-      std::fill(row + m_, row + len_, 0.0);
+  std::vector<double>& eigenvalues() { return eig_; }
+
+  /// y[b*m + k] += scale * (C x_b)_k for x, y of lines x m values.
+  void multiply_add(const double* x, double* y, double scale, exec::Selector* selector,
+                    exec::KernelId kernel) {
+    kernels::CirculantBatch b;
+    b.lines = static_cast<std::int64_t>(lines_);
+    b.length = static_cast<std::int64_t>(m_);
+    b.fft_length = static_cast<std::int64_t>(len_);
+    b.eigenvalues = eig_.data();
+    b.x = x;
+    b.y = y;
+    b.scale = scale;
+    if (selector == nullptr) {
+      kernels::circulant_batched_host(b, host_);
+      return;
     }
-    fftw_execute(fwd_.get());
-    for (std::size_t b = 0; b < batch_; ++b) {
-      fftw_complex* row = out_.get() + b * half_;
-      for (std::size_t k = 0; k < half_; ++k) {
-        row[k][0] *= eig_[k];
-        row[k][1] *= eig_[k];
-      }
-    }
-    fftw_execute(bwd_.get());
-    for (std::size_t b = 0; b < batch_; ++b) {
-      const double* row = in_.get() + b * len_;
-      double* yb = y + b * m_;
-      for (std::size_t k = 0; k < m_; ++k) yb[k] += scale * row[k];
-    }
+    selector->run(
+        exec::circulant_batched_workload(kernel, b.lines, b.length, b.fft_length),
+        [&] { kernels::circulant_batched_host(b, host_); },
+        [&] {
+          if (!device_) {
+            kernels::CirculantOptions o;
+            o.cuda_device = selector->device().device;
+            o.cuda_resources = selector->cuda_resources();
+            device_ = std::make_unique<kernels::CirculantWorkspace>(o);
+          }
+          kernels::circulant_batched_cuda(b, *device_);
+        });
   }
 
  private:
-  std::size_t m_, len_, half_, batch_;
-  fftw::FftwArray<double> in_;
-  fftw::FftwArray<fftw_complex> out_;
+  CirculantLines(std::size_t m, std::size_t len, std::size_t lines)
+      : m_(m), len_(len), lines_(lines), eig_(len / 2 + 1, 0.0) {}
+
+  std::size_t m_, len_, lines_;
   std::vector<double> eig_;
-  fftw::FftwPlan fwd_, bwd_;
+  kernels::CirculantWorkspace host_;
+  std::unique_ptr<kernels::CirculantWorkspace> device_;
 };
 
 /// A real-to-complex transform pair over an (ny, nx) array (ny = 1 in 1D) and a pointwise
@@ -189,8 +198,16 @@ struct RieszOperator::Impl {
   double sx, sy;             // h^-s
   std::vector<double> g;     // weights up to max(nx, ny)
   std::vector<double> tail;  // tail[m] = S(m) = sum_{k >= m} g_k, m >= 1
+  // placement of the FFT products (set_selector)
+  exec::Selector* selector = nullptr;
+  exec::KernelId product_kernel, pc_kernel;
   // Dirichlet
-  std::unique_ptr<ToeplitzBatch> tx, ty;
+  std::unique_ptr<CirculantLines> tx, ty;
+  // 1D: the periodic operator, and the circulant preconditioner's inverse (both len = m)
+  std::unique_ptr<CirculantLines> line1d, inverse1d;
+  bool inverse_valid = false;  // inverse1d's eigenvalues are those of:
+  CirculantKind inverse_kind = CirculantKind::strang;
+  double inverse_sigma = 0.0, inverse_kappa = 0.0;
   std::vector<double> work_x, work_y, work_t, work_r;
   // periodic: the operator's symbol per direction
   std::vector<double> lam_x, lam_y;
@@ -263,11 +280,11 @@ RieszOperator::RieszOperator(double order, int dim, std::array<std::size_t, 2> p
     m.lam_x = symbol(m.mx, m.sx);
     m.lam_y = dim == 2 ? symbol(m.my, m.sy) : std::vector<double>(1, 0.0);
   } else {
-    m.tx =
-        std::make_unique<ToeplitzBatch>(std::vector<double>(m.g.begin(), m.g.begin() + m.mx), m.my);
+    m.tx = std::make_unique<CirculantLines>(
+        CirculantLines::toeplitz(std::vector<double>(m.g.begin(), m.g.begin() + m.mx), m.my));
     if (dim == 2) {
-      m.ty = std::make_unique<ToeplitzBatch>(std::vector<double>(m.g.begin(), m.g.begin() + m.my),
-                                             m.mx);
+      m.ty = std::make_unique<CirculantLines>(
+          CirculantLines::toeplitz(std::vector<double>(m.g.begin(), m.g.begin() + m.my), m.mx));
     }
     m.work_x.resize(m.mx * m.my);
     m.work_r.resize(m.mx * m.my);
@@ -277,6 +294,14 @@ RieszOperator::RieszOperator(double order, int dim, std::array<std::size_t, 2> p
     }
   }
   m.spectral = std::make_unique<SpectralDiagonal>(m.mx, m.my);
+  if (dim == 1) {
+    m.line1d = std::make_unique<CirculantLines>(CirculantLines::circulant(m.mx, 1));
+    if (periodic) {
+      std::vector<double>& eig = m.line1d->eigenvalues();
+      for (std::size_t k = 0; k < eig.size(); ++k) eig[k] = m.lam_x[k] / static_cast<double>(m.mx);
+    }
+    m.inverse1d = std::make_unique<CirculantLines>(CirculantLines::circulant(m.mx, 1));
+  }
 }
 
 RieszOperator::~RieszOperator() = default;
@@ -303,9 +328,24 @@ bool RieszOperator::is_interior(std::size_t i, std::size_t j) const {
   return i >= m.ix0 && i < m.ix0 + m.mx && j >= m.iy0 && j < m.iy0 + m.my;
 }
 
+void RieszOperator::set_selector(exec::Selector* selector) {
+  Impl& m = *impl_;
+  m.selector = selector;
+  if (selector != nullptr) {
+    m.product_kernel = selector->kernel(exec::kernel_names::fpde_riesz_product);
+    m.pc_kernel = selector->kernel(exec::kernel_names::fpde_circulant_pc);
+  }
+}
+
 void RieszOperator::apply(const double* x, double* y, double sigma, double kappa,
                           double kappa_exterior) {
   Impl& m = *impl_;
+  if (m.periodic && m.dim == 1) {
+    // y = sigma x + kappa C x, C the periodic operator (line1d: eigenvalues lam_x / m).
+    for (std::size_t p = 0; p < m.mx; ++p) y[p] = sigma * x[p];
+    m.line1d->multiply_add(x, y, kappa, m.selector, m.product_kernel);
+    return;
+  }
   if (m.periodic) {
     double* buf = m.spectral->input();
     std::copy(x, x + m.mx * m.my, buf);
@@ -319,13 +359,14 @@ void RieszOperator::apply(const double* x, double* y, double sigma, double kappa
       m.work_x[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
   }
   for (std::size_t p = 0; p < m.work_r.size(); ++p) m.work_r[p] = sigma * m.work_x[p];
-  m.tx->multiply_add(m.work_x.data(), m.work_r.data(), kappa * m.sx);
+  m.tx->multiply_add(m.work_x.data(), m.work_r.data(), kappa * m.sx, m.selector, m.product_kernel);
   if (m.dim == 2) {
     for (std::size_t j = 0; j < m.my; ++j) {
       for (std::size_t i = 0; i < m.mx; ++i) m.work_t[i * m.my + j] = m.work_x[j * m.mx + i];
     }
     std::fill(m.work_y.begin(), m.work_y.end(), 0.0);
-    m.ty->multiply_add(m.work_t.data(), m.work_y.data(), kappa * m.sy);
+    m.ty->multiply_add(m.work_t.data(), m.work_y.data(), kappa * m.sy, m.selector,
+                       m.product_kernel);
     for (std::size_t j = 0; j < m.my; ++j) {
       for (std::size_t i = 0; i < m.mx; ++i) m.work_r[j * m.mx + i] += m.work_y[i * m.my + j];
     }
@@ -354,6 +395,33 @@ void RieszOperator::apply(const double* x, double* y, double sigma, double kappa
 void RieszOperator::apply_circulant_inverse(CirculantKind kind, const double* x, double* y,
                                             double sigma, double kappa) {
   Impl& m = *impl_;
+  if (m.dim == 1) {
+    // 1D: one circulant of length m (the exact periodic operator, or the Dirichlet
+    // preconditioner), inverted eigenvalue by eigenvalue.
+    // The inverted eigenvalues, recomputed only when the coefficients change (a solve
+    // applies the same preconditioner many times).
+    if (!(m.inverse_valid && m.inverse_kind == kind && m.inverse_sigma == sigma &&
+          m.inverse_kappa == kappa)) {
+      const std::vector<double>& mu = m.periodic ? m.lam_x : m.circulant(kind, 0);
+      std::vector<double>& eig = m.inverse1d->eigenvalues();
+      for (std::size_t k = 0; k < eig.size(); ++k) {
+        const double d = sigma + kappa * mu[k];
+        eig[k] = 1.0 / (d < sigma ? sigma : d) / static_cast<double>(m.mx);
+      }
+      m.inverse_valid = true;
+      m.inverse_kind = kind;
+      m.inverse_sigma = sigma;
+      m.inverse_kappa = kappa;
+    }
+    if (!m.periodic) {
+      y[0] = x[0];
+      y[m.nx - 1] = x[m.nx - 1];
+    }
+    double* yi = y + m.ix0;
+    std::fill(yi, yi + m.mx, 0.0);
+    m.inverse1d->multiply_add(x + m.ix0, yi, 1.0, m.selector, m.pc_kernel);
+    return;
+  }
   double* buf = m.spectral->input();
   if (!m.periodic) std::copy(x, x + m.nx * m.ny, y);
   for (std::size_t j = 0; j < m.my; ++j) {

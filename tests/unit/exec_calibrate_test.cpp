@@ -53,8 +53,9 @@ TEST(exec_calibrate_test, RegistryHoldsTheExportedKernelNamesOnce) {
   namespace kn = fe::kernel_names;
   const std::vector<std::string> names = fe::calibration_kernel_names();
   const std::vector<std::string> expected = {
-      kn::tridiag_batched,  kn::kde_binned_1d,         kn::kde_binned_2d,    kn::history_fft,
-      kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::fpde_soe_history, kn::fpde_l1_history};
+      kn::tridiag_batched,    kn::kde_binned_1d,         kn::kde_binned_2d,    kn::history_fft,
+      kn::mfg_particle_kde,   kn::mfg_nonlocal_coupling, kn::fpde_soe_history, kn::fpde_l1_history,
+      kn::fpde_riesz_product, kn::fpde_circulant_pc};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   for (const fe::CalibratedKernel& k : fe::calibration_kernels()) {
@@ -127,6 +128,21 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
     ff::FpdeSolver fpde(MPI_COMM_SELF, ff::fpde_problem_from_config(fpde_config), fo);
     fpde.solve();
   }
+  // ... and the space-fractional one's FFT products (shell matrix, circulant preconditioner).
+  {
+    const fracmfg::io::FpdeConfig riesz_config =
+        fracmfg::io::Deck::from_string(
+            "problem: fpde\nfpde:\n  type: space_fractional\n  order: 1.5\n"
+            "  diffusivity: 1.0\n  initial: \"sin(pi*x)\"\n"
+            "  domain: {length: [1.0], boundary: dirichlet}\n"
+            "  grid: {points: [65]}\n  time: {horizon: 0.1, steps: 4}\n",
+            "fpde_riesz_names.yaml")
+            .fpde();
+    ff::FpdeSolverOptions fo;
+    fo.selector = &selector;
+    ff::FpdeSolver fpde(MPI_COMM_SELF, ff::fpde_problem_from_config(riesz_config), fo);
+    fpde.solve();
+  }
 
   const std::vector<std::string> registry = fe::calibration_kernel_names();
   const std::vector<std::string> used = model_names(selector.model());
@@ -139,8 +155,9 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
     EXPECT_GT(selector.stats(*id, fe::Backend::cpu).calls, 0u) << name;
   }
   namespace kn = fe::kernel_names;
-  for (const char* name : {kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::history_fft,
-                           kn::fpde_soe_history, kn::fpde_l1_history}) {
+  for (const char* name :
+       {kn::mfg_particle_kde, kn::mfg_nonlocal_coupling, kn::history_fft, kn::fpde_soe_history,
+        kn::fpde_l1_history, kn::fpde_riesz_product, kn::fpde_circulant_pc}) {
     EXPECT_NE(std::find(used.begin(), used.end(), name), used.end())
         << "the solvers no longer dispatch '" << name << "'";
   }

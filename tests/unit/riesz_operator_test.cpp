@@ -6,11 +6,17 @@
 #include <gtest/gtest.h>
 #include <petscksp.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/logger.hpp"
+#include "fracmfg/exec/cuda_devices.hpp"
+#include "fracmfg/exec/hardware.hpp"
+#include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/fpde_grid.hpp"
 #include "fracmfg/frac/riesz_shell.hpp"
 
@@ -144,6 +150,96 @@ TEST(RieszOperator, PeriodicCirculantInverseIsExact) {
     op.apply_circulant_inverse(kind, x.data(), z.data(), 1.0, 0.01);
     op.apply(z.data(), y.data(), 1.0, 0.01, 0.0);
     for (std::size_t p = 0; p < x.size(); ++p) EXPECT_NEAR(y[p], x[p], 1e-12);
+  }
+}
+
+TEST(RieszOperator, PeriodicCirculantInverseIsExactIn1D) {
+  RieszOperator op(1.7, 1, {30, 1}, {1.0 / 30, 1.0}, true);
+  std::vector<double> x(op.size()), z(op.size()), y(op.size());
+  for (std::size_t p = 0; p < x.size(); ++p) x[p] = std::sin(0.53 * p) + 0.2;
+  op.apply_circulant_inverse(CirculantKind::strang, x.data(), z.data(), 1.0, 0.02);
+  op.apply(z.data(), y.data(), 1.0, 0.02, 0.0);
+  for (std::size_t p = 0; p < x.size(); ++p) EXPECT_NEAR(y[p], x[p], 1e-12);
+}
+
+namespace {
+
+fracmfg::exec::SelectorConfig riesz_selector_config(fracmfg::exec::BackendChoice backend) {
+  fracmfg::exec::SelectorConfig c;
+  c.use_environment = false;
+  c.persist = false;
+  c.activate_device = false;
+  c.backend = backend;
+  return c;
+}
+
+// Products and preconditioner applications of two operators, one placed by `selector`.
+void compare_placed(fracmfg::exec::Selector& selector, double tolerance) {
+  struct Shape {
+    int dim;
+    std::size_t nx, ny;
+    bool periodic;
+  };
+  for (const Shape sh : {Shape{1, 41, 1, false}, Shape{1, 32, 1, true}, Shape{2, 17, 13, false}}) {
+    const std::array<std::size_t, 2> n = {sh.nx, sh.ny};
+    const std::array<double, 2> h = {1.0 / static_cast<double>(sh.nx),
+                                     1.0 / static_cast<double>(sh.ny)};
+    RieszOperator plain(1.45, sh.dim, n, h, sh.periodic);
+    RieszOperator placed(1.45, sh.dim, n, h, sh.periodic);
+    placed.set_selector(&selector);
+    std::vector<double> x(plain.size()), a(plain.size()), b(plain.size());
+    for (std::size_t p = 0; p < x.size(); ++p) x[p] = std::cos(0.41 * p) + 0.3;
+    for (int rep = 0; rep < 4; ++rep) {
+      plain.apply(x.data(), a.data(), 1.0, 0.05, 0.05);
+      placed.apply(x.data(), b.data(), 1.0, 0.05, 0.05);
+      for (std::size_t p = 0; p < x.size(); ++p) {
+        ASSERT_NEAR(b[p], a[p], tolerance * (1.0 + std::fabs(a[p]))) << "apply, point " << p;
+      }
+      plain.apply_circulant_inverse(CirculantKind::tchan, x.data(), a.data(), 1.0, 0.05);
+      placed.apply_circulant_inverse(CirculantKind::tchan, x.data(), b.data(), 1.0, 0.05);
+      for (std::size_t p = 0; p < x.size(); ++p) {
+        ASSERT_NEAR(b[p], a[p], tolerance * (1.0 + std::fabs(a[p]))) << "inverse, point " << p;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(RieszOperator, ASelectorOnTheHostGivesTheSameProducts) {
+  namespace fe = fracmfg::exec;
+  fe::Selector selector(fe::Hardware::from_yaml("host_name: cpu-node\nhost_cores: 2\n", "cpu.yaml"),
+                        riesz_selector_config(fe::BackendChoice::automatic));
+  compare_placed(selector, 0.0);
+  const auto product = selector.model().find_kernel(fe::kernel_names::fpde_riesz_product);
+  const auto pc = selector.model().find_kernel(fe::kernel_names::fpde_circulant_pc);
+  ASSERT_TRUE(product.has_value());
+  ASSERT_TRUE(pc.has_value());
+  // 1D: one product per apply; 2D Dirichlet: one per direction; 1D inverses only.
+  EXPECT_EQ(selector.stats(*product, fe::Backend::cpu).calls, 4u * (1 + 1 + 2));
+  EXPECT_EQ(selector.stats(*pc, fe::Backend::cpu).calls, 4u * 2);
+}
+
+TEST(RieszOperator, AFailingDeviceFallsBackToTheHostProducts) {
+  // Every product placed on an injected GPU: where this machine cannot run it, each try
+  // fails with the outputs untouched and the host redoes it; with a device, cuFFT's results
+  // agree with FFTW's to round-off.
+  namespace fe = fracmfg::exec;
+  const bool real_device = !fe::probe_cuda().devices.empty();
+  fe::Selector selector(
+      fe::Hardware::from_yaml(
+          "host_name: gpu-node\nhost_cores: 8\ncuda_compiled: true\nnode_rank: 0\n"
+          "node_size: 1\ngpus:\n  - {name: Injected GPU, cc: \"8.0\", multiprocessors: 108, "
+          "memory_gb: 40, free_gb: 39}\n",
+          "gpu.yaml"),
+      riesz_selector_config(fe::BackendChoice::cuda),
+      fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
+  compare_placed(selector, real_device ? 1e-12 : 0.0);
+  const auto product = selector.model().find_kernel(fe::kernel_names::fpde_riesz_product);
+  ASSERT_TRUE(product.has_value());
+  if (!real_device) {
+    EXPECT_EQ(selector.stats(*product, fe::Backend::cuda).failures, 3u);
+    EXPECT_TRUE(selector.cuda_disabled(*product));
   }
 }
 

@@ -19,6 +19,11 @@ inline constexpr const char* mfg_nonlocal_coupling = "mfg_nonlocal_coupling";
 inline constexpr const char* fpde_soe_history = "fpde_soe_history";
 /// frac::L1History's direct L1 sum (kernels::l1_direct_host / L1HistoryDevice::direct_step).
 inline constexpr const char* fpde_l1_history = "fpde_l1_history";
+/// frac::RieszOperator's Toeplitz products (the space-fractional PDE solver's shell matrix)
+/// by FFT (kernels::circulant_batched_*).
+inline constexpr const char* fpde_riesz_product = "fpde_riesz_product";
+/// frac::RieszOperator's 1D circulant preconditioner inverse (kernels::circulant_batched_*).
+inline constexpr const char* fpde_circulant_pc = "fpde_circulant_pc";
 /// kernels::tridiag_batched_* on its own (batched line solves).
 inline constexpr const char* tridiag_batched = "tridiag_batched";
 /// kernels::kde_binned_* on scattered samples, 1D and 2D.

@@ -50,6 +50,12 @@ Workload soe_history_workload(KernelId kernel, std::int64_t points, std::int64_t
 Workload l1_direct_workload(KernelId kernel, std::int64_t points, std::int64_t levels,
                             std::int64_t capacity, bool resident);
 
+/// kernels::circulant_batched_*: `lines` lines of `length` values through real FFTs of
+/// length `fft_length`. The cuda path copies the lines and the products over and the
+/// products back (the eigenvalues too).
+Workload circulant_batched_workload(KernelId kernel, std::int64_t lines, std::int64_t length,
+                                    std::int64_t fft_length);
+
 /// The number of items of one batch when `items` are processed in `chunks` pieces
 /// (ceil(items / chunks), at least 1; chunks < 1 counts as 1).
 std::int64_t chunk_size(std::int64_t items, int chunks);

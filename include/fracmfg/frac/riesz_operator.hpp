@@ -41,6 +41,10 @@
 #include <memory>
 #include <vector>
 
+namespace fracmfg::exec {
+class Selector;
+}
+
 namespace fracmfg::frac {
 
 /// The circulant approximation of a Toeplitz matrix used as preconditioner.
@@ -73,6 +77,14 @@ class RieszOperator {
   std::size_t interior_size() const;
   /// True when grid point (i, j) is an unknown (not a Dirichlet boundary point).
   bool is_interior(std::size_t i, std::size_t j) const;
+
+  /// Runs the FFT products through the rank's selector (kernels/circulant.hpp, host FFTW or
+  /// device cuFFT, plans cached per rank): the Toeplitz products of apply() under the name
+  /// fpde_riesz_product (and the 1D periodic operator), the 1D circulant inverse under
+  /// fpde_circulant_pc. The 2D periodic operator and the 2D circulant inverse (one 2D
+  /// transform, not a batch of lines) stay on the host. null (the default): the host kernel.
+  /// The selector must outlive this object or be replaced first.
+  void set_selector(exec::Selector* selector);
 
   /// y = sigma x + kappa T x_int + kappa_exterior E(x_boundary) at the unknowns and y = x at
   /// the boundary points (x, y: full grid, natural order; y may not alias x). With

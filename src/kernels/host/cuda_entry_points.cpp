@@ -5,11 +5,13 @@
 
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/kernels/circulant.hpp"
 #include "fracmfg/kernels/cuda_resources.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
 
 #if FRACMFG_HAVE_CUDA
+#include "kernels/cuda/circulant_cuda.hpp"
 #include "kernels/cuda/kde_cuda.hpp"
 #include "kernels/cuda/tridiag_batched_cuda.hpp"
 #include "kernels/host/kde_plan.hpp"
@@ -58,6 +60,19 @@ void kde_exact_cuda(const KdeGrid& grid, const KdeSamples& samples, double* dens
   cuda::kde_exact(detail::make_kde_plan(grid, options, false), samples, density,
                   options.cuda_device);
 #else
+  not_compiled(who);
+#endif
+}
+
+void circulant_batched_cuda(const CirculantBatch& batch, CirculantWorkspace& workspace) {
+  constexpr const char* who = "circulant_batched_cuda";
+  check_circulant_batch(batch, who);
+#if FRACMFG_HAVE_CUDA
+  if (batch.lines == 0 || batch.length == 0) return;
+  cuda::circulant_batched(batch, workspace.options().cuda_device,
+                          &workspace.cuda_resources().cache());
+#else
+  (void)workspace;
   not_compiled(who);
 #endif
 }
