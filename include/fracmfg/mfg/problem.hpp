@@ -102,6 +102,9 @@ struct Problem {
   io::MfgConfig::Grid grid;      ///< points per axis, each >= 3
   io::MfgConfig::Time time;      ///< horizon T > 0, steps N_t >= 1
   double diffusion = 0.0;        ///< nu >= 0
+  /// s of nu (-Lap)^(s/2), in (1, 2]; below 2 (fractional diffusion, Levy flights): periodic
+  /// domains and the fdm Fokker-Planck method only (mfg/fractional_diffusion.hpp).
+  double diffusion_order = 2.0;
   /// H(x, p) = |p|^2 / (2 c(x)).
   struct Hamiltonian {
     io::MfgConfig::Hamiltonian::Type type = io::MfgConfig::Hamiltonian::Type::quadratic;
