@@ -139,7 +139,10 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
   d.u_local = detail::local_vec(dm);
   d.rhs = detail::global_vec(dm);
   d.a = d.indices->create_matrix(model.comm());
-  if (model.diffusion_order() < 2.0) d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+  if (model.diffusion_order() < 2.0) {
+    d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+    d.frac->bind(d.a.get());
+  }
   d.values.resize(
       static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
   KSP k = nullptr;
@@ -151,7 +154,8 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
   FRACMFG_PETSC_CHECK(KSPSetDMActive(k, PETSC_FALSE));
   set_default_linear_solver(k, model.grid().dim, Impl::kDefaultRtol);
   if (d.frac) {
-    detail::set_fractional_linear_solver(k, *d.frac, 1.0 / model.dt(), Impl::kDefaultRtol);
+    detail::set_fractional_linear_solver(k, *d.frac, model.grid().dim, 1.0 / model.dt(),
+                                         Impl::kDefaultRtol);
   }
   {
     PetscBool given = PETSC_FALSE;
@@ -196,8 +200,9 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
   }
   KSP k = d.ksp.get();
   // Fractional diffusion: the operator is the assembled local part plus the FFT product.
-  FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.frac ? d.frac->shell(d.a.get()) : d.a.get(), d.a.get()));
   if (d.frac) d.frac->mark_changed();
+  FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.frac ? d.frac->shell() : d.a.get(),
+                                      d.frac ? d.frac->preconditioning_matrix() : d.a.get()));
   detail::default_sub_factor_levels(k, Impl::kDefaultFactorLevels, &d.levels_set);
   if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
   d.solve(m_next);

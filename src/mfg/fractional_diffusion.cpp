@@ -7,7 +7,9 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/frac/riesz_operator.hpp"
+#include "fracmfg/la/tridiag_pc.hpp"
 #include "mfg/petsc_handles.hpp"
+#include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -34,7 +36,7 @@ struct FractionalDiffusion::Impl {
   frac::RieszOperator op;
   Replicator replicator;
   std::vector<double> result;  // the whole grid, natural order
-  MatPtr shell;
+  MatPtr shell, pmat, lap;     // lap: nu sum_axes (kappa - 1) (-D_hh)
   Mat local = nullptr;
   double sigma = 1.0;  // of the preconditioner
   long long products = 0;
@@ -149,33 +151,63 @@ void FractionalDiffusion::apply_inverse(Vec x, Vec y, double sigma) {
   impl_->inverse(x, y, sigma);
 }
 
-Mat FractionalDiffusion::shell(Mat local) {
+void FractionalDiffusion::bind(Mat local) {
   Impl& d = *impl_;
-  if (d.shell) {
-    if (local != d.local) throw Error("FractionalDiffusion::shell: bound to another matrix");
-    return d.shell.get();
-  }
+  if (d.shell) throw Error("FractionalDiffusion::bind: called twice");
   d.local = local;
-  const PetscInt n = d.model.box().count();
+  const Model& model = d.model;
+  const PetscInt n = model.box().count();
   Mat a = nullptr;
-  FRACMFG_PETSC_CHECK(
-      MatCreateShell(d.model.comm(), n, n, PETSC_DETERMINE, PETSC_DETERMINE, &d, &a));
+  FRACMFG_PETSC_CHECK(MatCreateShell(model.comm(), n, n, PETSC_DETERMINE, PETSC_DETERMINE, &d, &a));
   d.shell.reset(a);
   FRACMFG_PETSC_CHECK(
       MatShellSetOperation(a, MATOP_MULT, reinterpret_cast<void (*)(void)>(Impl::mult)));
   FRACMFG_PETSC_CHECK(MatShellSetOperation(a, MATOP_MULT_TRANSPOSE,
                                            reinterpret_cast<void (*)(void)>(Impl::mult_transpose)));
-  return a;
+  // P and the Laplacian correction in the pattern of the solvers' matrices (RowIndices), so
+  // that P = local + lap is a copy and an AXPY on the same nonzero pattern.
+  const RowIndices indices(model, ghost_box(model.dm()));
+  d.pmat = indices.create_matrix(model.comm());
+  d.lap = indices.create_matrix(model.comm());
+  const Grid& g = model.grid();
+  const double s = model.diffusion_order();
+  const double c1 = -frac::riesz_weights(s, 2)[1];  // |c_1|: the weights alternate in sign
+  double w[2] = {0.0, 0.0};                         // nu (kappa - 1) / h^2 per axis
+  for (int axis = 0; axis < g.dim; ++axis) {
+    const double h = g.spacing(axis);
+    w[axis] = model.diffusion() * (c1 * std::pow(h, 2.0 - s) - 1.0) / (h * h);
+  }
+  const int nc = row_components(g.dim);
+  std::vector<double> rows(static_cast<std::size_t>(n * nc));
+  for (PetscInt k = 0; k < n; ++k) {
+    double* r = rows.data() + k * nc;
+    r[kDiag] = 2.0 * (w[0] + w[1]);
+    r[kWest] = r[kEast] = -w[0];
+    if (g.dim == 2) r[kSouth] = r[kNorth] = -w[1];
+  }
+  FRACMFG_PETSC_CHECK(MatSetValuesCOO(d.lap.get(), rows.data(), INSERT_VALUES));
+  FRACMFG_PETSC_CHECK(MatSetValuesCOO(d.pmat.get(), rows.data(), INSERT_VALUES));
+}
+
+Mat FractionalDiffusion::shell() const {
+  return impl_->shell.get();
+}
+
+Mat FractionalDiffusion::preconditioning_matrix() const {
+  return impl_->pmat.get();
 }
 
 void FractionalDiffusion::mark_changed() {
-  if (!impl_->shell) return;
+  Impl& d = *impl_;
+  if (!d.shell) return;
+  FRACMFG_PETSC_CHECK(MatCopy(d.local, d.pmat.get(), SAME_NONZERO_PATTERN));
+  FRACMFG_PETSC_CHECK(MatAXPY(d.pmat.get(), 1.0, d.lap.get(), SAME_NONZERO_PATTERN));
   // An assembly marks the shell as changed, so solvers built on it are set up again.
-  FRACMFG_PETSC_CHECK(MatAssemblyBegin(impl_->shell.get(), MAT_FINAL_ASSEMBLY));
-  FRACMFG_PETSC_CHECK(MatAssemblyEnd(impl_->shell.get(), MAT_FINAL_ASSEMBLY));
+  FRACMFG_PETSC_CHECK(MatAssemblyBegin(d.shell.get(), MAT_FINAL_ASSEMBLY));
+  FRACMFG_PETSC_CHECK(MatAssemblyEnd(d.shell.get(), MAT_FINAL_ASSEMBLY));
 }
 
-void FractionalDiffusion::set_preconditioner(PC pc, double sigma) {
+void FractionalDiffusion::set_circulant_preconditioner(PC pc, double sigma) {
   impl_->sigma = sigma;
   FRACMFG_PETSC_CHECK(PCSetType(pc, PCSHELL));
   FRACMFG_PETSC_CHECK(PCShellSetContext(pc, impl_.get()));
@@ -191,13 +223,24 @@ long long FractionalDiffusion::preconditioner_applications() const {
   return impl_->pc_applications;
 }
 
-void set_fractional_linear_solver(KSP ksp, FractionalDiffusion& frac, double sigma, double rtol) {
+void set_fractional_linear_solver(KSP ksp, FractionalDiffusion& frac, int dim, double sigma,
+                                  double rtol) {
   FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPGMRES));
   FRACMFG_PETSC_CHECK(KSPGMRESSetRestart(ksp, 60));
   FRACMFG_PETSC_CHECK(KSPSetTolerances(ksp, rtol, 1e-50, PETSC_DEFAULT, 10000));
   PC pc = nullptr;
   FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
-  frac.set_preconditioner(pc, sigma);
+  // Multiplicative: the local solve first, then the circulant on its residual.
+  la::register_petsc_types();
+  FRACMFG_PETSC_CHECK(PCSetType(pc, PCCOMPOSITE));
+  FRACMFG_PETSC_CHECK(PCCompositeSetType(pc, PC_COMPOSITE_MULTIPLICATIVE));
+  // The residual between the two stages with the operator itself (the shell), not with P.
+  FRACMFG_PETSC_CHECK(PCSetUseAmat(pc, PETSC_TRUE));
+  FRACMFG_PETSC_CHECK(PCCompositeAddPCType(pc, dim == 1 ? la::tridiag_pc_type : PCBJACOBI));
+  FRACMFG_PETSC_CHECK(PCCompositeAddPCType(pc, PCSHELL));
+  PC circulant = nullptr;
+  FRACMFG_PETSC_CHECK(PCCompositeGetPC(pc, 1, &circulant));
+  frac.set_circulant_preconditioner(circulant, sigma);
 }
 
 }  // namespace fracmfg::mfg::detail

@@ -51,17 +51,23 @@ class FractionalDiffusion {
   /// y = (sigma I + nu A_s)^-1 x, sigma > 0, by FFT (exact: the operator is circulant).
   void apply_inverse(Vec x, Vec y, double sigma);
 
-  /// The MATSHELL y = local x + nu (A_s - (-Lap_h)) x (and its transpose, local^T x + ...),
-  /// local: an assembled matrix of the model's layout holding the local stencil (the HJB
-  /// Jacobian or its transpose). Made at the first call; local must be the same matrix at
-  /// every call and outlive this object. Call mark_changed() after local's values change.
-  Mat shell(Mat local);
+  /// Binds the solver's assembled local matrix `local` (the HJB Jacobian J_loc = I/dt + U +
+  /// nu (-Lap_h) or its transpose; the pattern of mfg/stencil.hpp's RowIndices): makes
+  ///  - shell(): the MATSHELL y = J_loc x + nu (A_s - (-Lap_h)) x, the operator of the step
+  ///    (its transpose: J_loc^T x + ..., the rest being symmetric);
+  ///  - preconditioning_matrix(): P = J_loc + nu sum_axes (kappa - 1) (-D_hh), kappa =
+  ///    |c_1| h^(2 - s) with c_1 the first off-diagonal weight of A_s (h^-s c_1): the upwind
+  ///    part with the nearest-neighbour part of A_s, its far tail folded into the diagonal
+  ///    (zero row sums), so P is an M-matrix and P = J_loc at s = 2.
+  /// local must outlive this object. Call once.
+  void bind(Mat local);
+  Mat shell() const;
+  Mat preconditioning_matrix() const;
+  /// After local's values changed: P is refreshed and the shell marked as changed.
   void mark_changed();
 
-  /// Makes pc a PCSHELL applying (sigma I + nu A_s)^-1 (sigma = 1/dt: the implicit Euler
-  /// step's matrix without the drift; the drift is of lower order, h^(s-1) relative to the
-  /// diffusion, so Krylov counts do not grow with the grid).
-  void set_preconditioner(PC pc, double sigma);
+  /// Makes pc a PCSHELL applying (sigma I + nu A_s)^-1.
+  void set_circulant_preconditioner(PC pc, double sigma);
 
   /// Products (add_nonlocal, apply) and preconditioner applications on this rank.
   long long products() const;
@@ -73,8 +79,14 @@ class FractionalDiffusion {
 };
 
 /// The default linear solver of an mfg solver with fractional diffusion: GMRES (restart 60)
-/// to rtol with the FFT preconditioner of `frac` (sigma). Call after setting the KSP's
-/// options prefix and before *SetFromOptions, so that -<prefix>ksp_* / -<prefix>pc_* apply.
-void set_fractional_linear_solver(KSP ksp, FractionalDiffusion& frac, double sigma, double rtol);
+/// to rtol, preconditioned by the multiplicative composite of (1) the preconditioning
+/// matrix P solved by the local solver of the s = 2 game (1D: the exact tridiagonal solve
+/// fracmfg_tridiag; 2D: block Jacobi/ILU) and (2) the circulant (sigma I + nu A_s)^-1 by FFT:
+/// P carries the drift, the circulant the smooth part of the fractional diffusion, so the
+/// Krylov counts stay bounded in the drift-dominated and in the diffusion-dominated regime
+/// (docs/performance.md). Call after setting the KSP's options prefix and before
+/// *SetFromOptions (so -<prefix>pc_type etc. override it) and after bind().
+void set_fractional_linear_solver(KSP ksp, FractionalDiffusion& frac, int dim, double sigma,
+                                  double rtol);
 
 }  // namespace fracmfg::mfg::detail

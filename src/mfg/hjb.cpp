@@ -197,7 +197,8 @@ struct HjbSolver::Impl {
   static PetscErrorCode jacobian(SNES s, Vec x, Mat a, Mat p, void* ctx) {
     FRACMFG_PETSC_CALLBACK_BEGIN
     auto* d = static_cast<Impl*>(ctx);
-    d->assemble(x, p);
+    // With fractional diffusion p is the preconditioning matrix, refreshed from the Jacobian.
+    d->assemble(x, d->jac.get());
     if (d->frac) d->frac->mark_changed();
     if (!d->levels_set) {
       // The first assembled Jacobian: the solver's operators, set up once here so that the
@@ -237,7 +238,10 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
   if (model.grid().dim == 1) d.halo = std::make_unique<detail::Halo1d>(model);
   d.jac = d.indices->create_matrix(model.comm());
   Mat j = d.jac.get();
-  if (model.diffusion_order() < 2.0) d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+  if (model.diffusion_order() < 2.0) {
+    d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+    d.frac->bind(j);
+  }
   SNES s = nullptr;
   FRACMFG_PETSC_CHECK(SNESCreate(model.comm(), &s));
   d.snes.reset(s);
@@ -246,7 +250,9 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
   FRACMFG_PETSC_CHECK(SNESSetFunction(s, d.r.get(), &Impl::function, &d));
   // With fractional diffusion the Jacobian is matrix-free (the assembled local stencil plus
   // the FFT product); the assembled part is the preconditioning matrix.
-  FRACMFG_PETSC_CHECK(SNESSetJacobian(s, d.frac ? d.frac->shell(j) : j, j, &Impl::jacobian, &d));
+  FRACMFG_PETSC_CHECK(SNESSetJacobian(s, d.frac ? d.frac->shell() : j,
+                                      d.frac ? d.frac->preconditioning_matrix() : j,
+                                      &Impl::jacobian, &d));
   FRACMFG_PETSC_CHECK(SNESSetConvergenceTest(s, &Impl::converged, &d, nullptr));
   FRACMFG_PETSC_CHECK(SNESSetType(s, SNESNEWTONLS));
   SNESLineSearch ls = nullptr;
@@ -260,7 +266,9 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
   // A Newton step needs to cut the residual by about 1e-3 (the outer change over the
   // Newton tolerance, see Solver); 1e-4 leaves a margin and keeps Newton's quadratic pace.
   set_default_linear_solver(ksp, model.grid().dim, 1e-4);
-  if (d.frac) detail::set_fractional_linear_solver(ksp, *d.frac, 1.0 / model.dt(), 1e-4);
+  if (d.frac) {
+    detail::set_fractional_linear_solver(ksp, *d.frac, model.grid().dim, 1.0 / model.dt(), 1e-4);
+  }
   FRACMFG_PETSC_CHECK(SNESSetFromOptions(s));
   {
     // The SNES passes its DMDA on to the KSP, which a fracmfg_line PC reads.

@@ -8,6 +8,7 @@
 #include <petscmat.h>
 #include <petscsnes.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ namespace detail = fracmfg::mfg::detail;
 
 constexpr double kNu = 0.05;
 
-mfg::Problem problem(int dim, int points, double order) {
+mfg::Problem problem(int dim, int points, double order, int steps = 10) {
   const std::string n = std::to_string(points);
   return mfg::problem_from_config(
       Deck::from_string(
@@ -35,7 +36,8 @@ mfg::Problem problem(int dim, int points, double order) {
           "  domain: {length: " +
               std::string(dim == 1 ? "[1.0]" : "[1.0, 1.5]") + ", boundary: periodic}\n" +
               "  grid: {points: " + (dim == 1 ? "[" + n + "]" : "[" + n + ", " + n + "]") +
-              "}\n  time: {horizon: 0.5, steps: 10}\n  diffusion_order: " + std::to_string(order) +
+              "}\n  time: {horizon: 0.5, steps: " + std::to_string(steps) +
+              "}\n  diffusion_order: " + std::to_string(order) +
               "\n  diffusion: " + std::to_string(kNu) +
               "\n  hamiltonian: {control_cost: \"1 + 0.3*sin(2*pi*x)\"}\n"
               "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
@@ -241,6 +243,64 @@ TEST(MfgFractional, PreconditionerInvertsTheImplicitDiffusion) {
     PetscReal err = 0.0;
     VecNorm(back.get(), NORM_INFINITY, &err);
     EXPECT_LT(err, 1e-13) << dim << "D";
+  }
+}
+
+// Krylov iterations per Newton step of the HJB step and per Fokker-Planck step, for a field
+// with gradients of order 2 pi (a drift of that size), with dt fixed as the grid grows.
+struct KrylovCounts {
+  double hjb = 0.0;  // per Newton iteration
+  double fp = 0.0;   // per step
+};
+
+KrylovCounts krylov_counts(int dim, int points, double order, int steps) {
+  const mfg::Model model(PETSC_COMM_WORLD, problem(dim, points, order, steps));
+  mfg::HjbSolver hjb(model);
+  mfg::FokkerPlanckFdm fp(model);
+  auto u = detail::global_vec(model.dm());
+  auto u_next = detail::global_vec(model.dm());
+  auto rhs = detail::global_vec(model.dm());
+  fill(model, u_next.get(), 0.2);
+  VecScale(u_next.get(), 0.5);
+  VecCopy(model.potential(), rhs.get());
+  VecCopy(u_next.get(), u.get());
+  const int newton = hjb.step(u_next.get(), rhs.get(), u.get(), "counts", 1e-10);
+  PetscInt linear = 0;
+  SNESGetLinearSolveIterations(hjb.snes(), &linear);
+  auto m_next = detail::global_vec(model.dm());
+  fp.step(u.get(), model.initial_density(), nullptr, m_next.get());
+  PetscInt fp_its = 0;
+  KSPGetIterationNumber(fp.ksp(), &fp_its);
+  return {static_cast<double>(linear) / std::max(newton, 1), static_cast<double>(fp_its)};
+}
+
+TEST(MfgFractional, KrylovIterationsDoNotGrowWithTheGrid) {
+  // dt refined with h (steps = N / 4), the refinement of a first-order scheme. The s = 2
+  // game is the baseline (in 1D its steps are direct tridiagonal solves: no Krylov
+  // iterations; in 2D GMRES with block Jacobi/ILU(3)).
+  for (int dim : {1, 2}) {
+    const std::vector<int> sizes =
+        dim == 1 ? std::vector<int>{128, 512, 2048} : std::vector<int>{32, 64, 128};
+    double baseline_fp_growth = 0.0;
+    for (double s : {2.0, 1.7, 1.3}) {
+      std::vector<KrylovCounts> c;
+      for (int n : sizes) {
+        c.push_back(krylov_counts(dim, n, s, n / 4));
+        std::printf(
+            "  %dD s = %.1f, N = %4d, %4d steps: GMRES iterations per Newton step %.1f, per "
+            "Fokker-Planck step %.0f\n",
+            dim, s, n, n / 4, c.back().hjb, c.back().fp);
+      }
+      if (s == 2.0) {
+        baseline_fp_growth = c.back().fp - c.front().fp;
+        continue;
+      }
+      // Bounded: the finest grid needs at most 3 more than the coarsest (Fokker-Planck,
+      // solved to 1e-12: no more growth than the s = 2 game's).
+      EXPECT_LE(c.back().hjb, c.front().hjb + 3.0) << dim << "D s = " << s;
+      EXPECT_LE(c.back().fp, c.front().fp + std::max(3.0, baseline_fp_growth))
+          << dim << "D s = " << s;
+    }
   }
 }
 
