@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
 #include "fracmfg/mfg/hjb.hpp"
@@ -302,6 +303,35 @@ TEST(MfgFractional, KrylovIterationsDoNotGrowWithTheGrid) {
           << dim << "D s = " << s;
     }
   }
+}
+
+// A library user's Problem is checked like a deck: the order in (1, 2], and below 2 only
+// with periodic boundaries and the fdm Fokker-Planck method.
+TEST(MfgFractional, ProblemOutsideTheSupportedCasesIsRefused) {
+  auto refused = [](const mfg::Problem& p, const std::string& words) {
+    try {
+      mfg::check_problem(p);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const fracmfg::core::CollectiveError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("problem.diffusion_order"), std::string::npos) << what;
+      EXPECT_NE(what.find(words), std::string::npos) << what;
+    }
+  };
+  mfg::Problem p = problem(1, 16, 1.5);
+  EXPECT_NO_THROW(mfg::check_problem(p));
+  p.diffusion_order = 2.5;
+  refused(p, "in (1, 2]");
+  p.diffusion_order = 1.0;
+  refused(p, "in (1, 2]");
+  p.diffusion_order = 1.5;
+  p.domain.boundary = fracmfg::io::MfgConfig::Domain::Boundary::reflecting;
+  refused(p, "reflecting");
+  p.domain.boundary = fracmfg::io::MfgConfig::Domain::Boundary::periodic;
+  p.fokker_planck.method = fracmfg::io::MfgConfig::FokkerPlanck::Method::particles;
+  refused(p, "particle");
+  p.diffusion_order = 2.0;
+  EXPECT_NO_THROW(mfg::check_problem(p));
 }
 
 }  // namespace
