@@ -118,23 +118,6 @@ void check_mfg(const Value& root, const std::string& file) {
     check_no_y_in_1d(mfg.at(key), dim, file);
   }
 
-  // Fractional diffusion: the discrete operator is the periodic circulant of the fractional
-  // centred difference (mfg/fractional_diffusion.hpp); a reflecting wall would need the
-  // regional (censored) operator, and the particle method Levy flights.
-  const Value& order = mfg.at("diffusion_order");
-  if (order.real < 2.0) {
-    if (mfg.at("domain.boundary").text != "periodic") {
-      fail(file, order.pos, order.path,
-           "below 2 (fractional diffusion) needs mfg.domain.boundary: periodic, got " +
-               mfg.at("domain.boundary").text);
-    }
-    if (mfg.at("fokker_planck.method").text != "fdm") {
-      fail(file, order.pos, order.path,
-           "below 2 (fractional diffusion) needs mfg.fokker_planck.method: fdm, got " +
-               mfg.at("fokker_planck.method").text);
-    }
-  }
-
   // The kernel density estimate spans 2 bandwidth / spacing + 1 grid offsets; the kernels
   // take at most 1e7 spacings.
   if (const Value* bandwidth = mfg.find("fokker_planck.bandwidth")) {
@@ -178,6 +161,23 @@ void check_mfg(const Value& root, const std::string& file) {
   });
   if (!positive_somewhere) {
     fail(file, rho.pos, rho.path, "is zero everywhere on the domain; there is no mass to move");
+  }
+
+  // Fractional diffusion: the discrete operator is the periodic circulant of the fractional
+  // centred difference (mfg/fractional_diffusion.hpp); a reflecting wall would need the
+  // regional (censored) operator, and the particle method Levy flights.
+  const Value& order = mfg.at("diffusion_order");
+  if (order.real < 2.0) {
+    if (mfg.at("domain.boundary").text != "periodic") {
+      fail(file, order.pos, order.path,
+           "below 2 (fractional diffusion) needs mfg.domain.boundary: periodic, got " +
+               mfg.at("domain.boundary").text);
+    }
+    if (mfg.at("fokker_planck.method").text != "fdm") {
+      fail(file, order.pos, order.path,
+           "below 2 (fractional diffusion) needs mfg.fokker_planck.method: fdm, got " +
+               mfg.at("fokker_planck.method").text);
+    }
   }
 }
 

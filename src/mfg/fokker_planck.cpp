@@ -34,6 +34,8 @@ struct FokkerPlanckFdm::Impl {
   static constexpr double kDefaultRtol = 1e-12;
   double rtol = kDefaultRtol;
   bool user_rtol = false;
+  // Diffusion of order s < 2: the nonlocal rest of nu A_s (mfg/fractional_diffusion.hpp).
+  std::unique_ptr<detail::FractionalDiffusion> frac;
 
   // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
   bool direct = false;
@@ -43,8 +45,6 @@ struct FokkerPlanckFdm::Impl {
   std::unique_ptr<detail::Halo1d> halo;
   std::pair<double, double> inv_c_ghosts;  // of model.inverse_control_cost()
   std::vector<double> sub, diag, super;
-  // Diffusion of order s < 2: the nonlocal rest of nu A_s (mfg/fractional_diffusion.hpp).
-  std::unique_ptr<detail::FractionalDiffusion> frac;
 
   explicit Impl(const Model& m) : model(m) {}
 

@@ -102,9 +102,6 @@ struct Problem {
   io::MfgConfig::Grid grid;      ///< points per axis, each >= 3
   io::MfgConfig::Time time;      ///< horizon T > 0, steps N_t >= 1
   double diffusion = 0.0;        ///< nu >= 0
-  /// s of nu (-Lap)^(s/2), in (1, 2]; below 2 (fractional diffusion, Levy flights): periodic
-  /// domains and the fdm Fokker-Planck method only (mfg/fractional_diffusion.hpp).
-  double diffusion_order = 2.0;
   /// H(x, p) = |p|^2 / (2 c(x)).
   struct Hamiltonian {
     io::MfgConfig::Hamiltonian::Type type = io::MfgConfig::Hamiltonian::Type::quadratic;
@@ -132,6 +129,10 @@ struct Problem {
   Sources sources;
   io::MfgConfig::FokkerPlanck fokker_planck;
   io::MfgConfig::Iteration iteration;
+  /// s of nu (-Lap)^(s/2) in both equations, in (1, 2]; below 2 (fractional diffusion, Levy
+  /// flights): periodic domains and the fdm Fokker-Planck method only (src/mfg/
+  /// fractional_diffusion.hpp).
+  double diffusion_order = 2.0;
 
   int dimension() const { return static_cast<int>(domain.length.size()); }
 };
