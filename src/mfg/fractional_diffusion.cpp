@@ -58,7 +58,8 @@ struct FractionalDiffusion::Impl {
     }
   }
 
-  // y (owned) = scale_op * nu A_s x + scale_lap * nu (-Lap_h) x; accumulate: y += instead.
+  // y (owned) = nu A_s x + scale_lap nu (-Lap_h) x (the 3- or 5-point -Lap_h on the gathered
+  // field, periodic); accumulate: y += instead.
   void product(Vec x, Vec y, double scale_lap, bool accumulate) {
     const Grid& g = model.grid();
     const double nu = model.diffusion();

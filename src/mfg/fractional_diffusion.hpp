@@ -15,7 +15,8 @@
 // The solvers keep their local stencil, which carries nu (-Lap_h) (3- or 5-point), and add
 // the rest, nu (A_s - (-Lap_h)), through this object: the residual and the Jacobian are
 // those of nu A_s, while the assembled matrices stay the sparse upwind M-matrices of the
-// s = 2 game (the "s = 2-like part", which any PETSc preconditioner may use). A_s - (-Lap_h)
+// stencil; the preconditioning matrix P of bind() swaps their -Lap_h for the
+// nearest-neighbour part of A_s (any PETSc preconditioner may use it). A_s - (-Lap_h)
 // is symmetric with zero row sums, so the Fokker-Planck matrix stays the transpose of the
 // HJB Jacobian, its columns sum to 1/dt (mass) and, A_s being an M-matrix like -Lap_h, it
 // stays the transpose of an M-matrix (m >= 0).
@@ -25,7 +26,7 @@
 // by real FFTs, O(N log N), and each rank keeps its own box; see docs/design.md.
 //
 // Collective: the constructor, add_nonlocal(), apply(), apply_inverse(), and the PETSc
-// operations on shell() and on a PC given to set_preconditioner().
+// operations on shell() and on a PC given to set_circulant_preconditioner().
 #include <petscksp.h>
 #include <petscmat.h>
 #include <petscvec.h>
