@@ -156,7 +156,7 @@ bool operator==(const MfgConfig& a, const MfgConfig& b) {
                     c.iteration.schedule, c.iteration.anderson, c.iteration.tolerance,
                     c.iteration.max_iterations, c.iteration.coarse_levels);
   };
-  return key(a) == key(b);
+  return key(a) == key(b) && a.diffusion_order == b.diffusion_order;
 }
 
 bool operator==(const FodeConfig& a, const FodeConfig& b) {
@@ -272,6 +272,7 @@ MfgConfig mfg_config(const Value& root) {
   r.integers("grid.points", c.grid.points);
   r.real("time.horizon", c.time.horizon);
   r.integer("time.steps", c.time.steps);
+  r.real("diffusion_order", c.diffusion_order);
   r.real("diffusion", c.diffusion);
   r.word("hamiltonian.type", kHamiltonian, c.hamiltonian.type);
   r.expression("hamiltonian.control_cost", c.hamiltonian.control_cost);

@@ -26,6 +26,7 @@ Field mfg_schema() {
       real("horizon", "final time T").greater_than(0).required(),
       integer("steps", "number of time steps").at_least(1).required(),
     }),
+    real("diffusion_order", "order s of the diffusion nu (-Laplace)^(s/2) in both equations, in (1, 2]: 2 the Laplacian (Brownian agents), below 2 the fractional Laplacian (Levy flights; periodic domains, fokker_planck.method fdm)").greater_than(1).at_most(2).def(2.0),
     real("diffusion", "diffusion coefficient nu of the -nu Laplace terms (0: first-order game)").at_least(0).required(),
     section("hamiltonian", "Hamiltonian H(x, p) = |p|^2 / (2 c(x)), from the running cost c(x) |a|^2 / 2.", {
       choice("type", {"quadratic"}, "form of the Hamiltonian").def("quadratic"),
@@ -160,6 +161,23 @@ void check_mfg(const Value& root, const std::string& file) {
   });
   if (!positive_somewhere) {
     fail(file, rho.pos, rho.path, "is zero everywhere on the domain; there is no mass to move");
+  }
+
+  // Fractional diffusion: the discrete operator is the periodic circulant of the fractional
+  // centred difference (mfg/fractional_diffusion.hpp); a reflecting wall would need the
+  // regional (censored) operator, and the particle method Levy flights.
+  const Value& order = mfg.at("diffusion_order");
+  if (order.real < 2.0) {
+    if (mfg.at("domain.boundary").text != "periodic") {
+      fail(file, order.pos, order.path,
+           "below 2 (fractional diffusion) needs mfg.domain.boundary: periodic, got " +
+               mfg.at("domain.boundary").text);
+    }
+    if (mfg.at("fokker_planck.method").text != "fdm") {
+      fail(file, order.pos, order.path,
+           "below 2 (fractional diffusion) needs mfg.fokker_planck.method: fdm, got " +
+               mfg.at("fokker_planck.method").text);
+    }
   }
 }
 

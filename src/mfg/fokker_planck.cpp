@@ -12,6 +12,7 @@
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "fracmfg/mfg/hjb.hpp"
 #include "mfg/direct_1d.hpp"
+#include "mfg/fractional_diffusion.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/solver_options.hpp"
 #include "mfg/stencil.hpp"
@@ -33,6 +34,8 @@ struct FokkerPlanckFdm::Impl {
   static constexpr double kDefaultRtol = 1e-12;
   double rtol = kDefaultRtol;
   bool user_rtol = false;
+  // Diffusion of order s < 2: the nonlocal rest of nu A_s (mfg/fractional_diffusion.hpp).
+  std::unique_ptr<detail::FractionalDiffusion> frac;
 
   // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
   bool direct = false;
@@ -136,6 +139,10 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
   d.u_local = detail::local_vec(dm);
   d.rhs = detail::global_vec(dm);
   d.a = d.indices->create_matrix(model.comm());
+  if (model.diffusion_order() < 2.0) {
+    d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+    d.frac->bind(d.a.get());
+  }
   d.values.resize(
       static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
   KSP k = nullptr;
@@ -146,12 +153,18 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
   FRACMFG_PETSC_CHECK(KSPSetDM(k, dm));
   FRACMFG_PETSC_CHECK(KSPSetDMActive(k, PETSC_FALSE));
   set_default_linear_solver(k, model.grid().dim, Impl::kDefaultRtol);
+  if (d.frac) {
+    detail::set_fractional_linear_solver(k, *d.frac, model.grid().dim, 1.0 / model.dt(),
+                                         Impl::kDefaultRtol);
+  }
   {
     PetscBool given = PETSC_FALSE;
     FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, "mfg_fp_", "-ksp_rtol", &given));
     d.user_rtol = given == PETSC_TRUE;
   }
-  if (model.grid().dim == 2) FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
+  if (model.grid().dim == 2 || d.frac) {
+    FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
+  }
   FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
   PetscBool guess = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
@@ -162,7 +175,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
     la::line_pc_set_selector(pc, selector);
   }
   // The 1D fast path (-mfg_fp_direct, default true) when the solver types are its own.
-  if (model.grid().dim == 1 && detail::direct_option(model.comm(), "mfg_fp_") &&
+  if (model.grid().dim == 1 && !d.frac && detail::direct_option(model.comm(), "mfg_fp_") &&
       detail::is_preonly_tridiag(k)) {
     d.init_direct();
   }
@@ -186,7 +199,10 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
     return;
   }
   KSP k = d.ksp.get();
-  FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.a.get(), d.a.get()));
+  // Fractional diffusion: the operator is the assembled local part plus the FFT product.
+  if (d.frac) d.frac->mark_changed();
+  FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.frac ? d.frac->shell() : d.a.get(),
+                                      d.frac ? d.frac->preconditioning_matrix() : d.a.get()));
   detail::default_sub_factor_levels(k, Impl::kDefaultFactorLevels, &d.levels_set);
   if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
   d.solve(m_next);

@@ -12,6 +12,7 @@
 #include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "mfg/direct_1d.hpp"
+#include "mfg/fractional_diffusion.hpp"
 #include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/solver_options.hpp"
@@ -63,6 +64,8 @@ struct HjbSolver::Impl {
   std::unique_ptr<detail::Halo1d> halo;  // 1D: the ghosts without the DMDA scatter
   std::vector<double> r1, sub, diag, super, delta;
   std::vector<double> scratch;  // residual_norm()
+  // Diffusion of order s < 2: the nonlocal rest of nu A_s (mfg/fractional_diffusion.hpp).
+  std::unique_ptr<detail::FractionalDiffusion> frac;
   PetscReal abstol = 0.0, rtol = 0.0, stol = 0.0;
   PetscInt max_it = 0;
 
@@ -153,6 +156,11 @@ struct HjbSolver::Impl {
   }
 
   void eval_residual(Vec x, Vec f) {
+    eval_local_residual(x, f);
+    if (frac) frac->add_nonlocal(x, f);
+  }
+
+  void eval_local_residual(Vec x, Vec f) {
     if (halo) {
       detail::ReadArray u(x);
       detail::ReadArray un(u_next);
@@ -189,7 +197,9 @@ struct HjbSolver::Impl {
   static PetscErrorCode jacobian(SNES s, Vec x, Mat a, Mat p, void* ctx) {
     FRACMFG_PETSC_CALLBACK_BEGIN
     auto* d = static_cast<Impl*>(ctx);
-    d->assemble(x, p);
+    // With fractional diffusion p is the preconditioning matrix, refreshed from the Jacobian.
+    d->assemble(x, d->jac.get());
+    if (d->frac) d->frac->mark_changed();
     if (!d->levels_set) {
       // The first assembled Jacobian: the solver's operators, set up once here so that the
       // block solvers exist and take the default ILU level (SNES sets the same operators
@@ -228,13 +238,21 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
   if (model.grid().dim == 1) d.halo = std::make_unique<detail::Halo1d>(model);
   d.jac = d.indices->create_matrix(model.comm());
   Mat j = d.jac.get();
+  if (model.diffusion_order() < 2.0) {
+    d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+    d.frac->bind(j);
+  }
   SNES s = nullptr;
   FRACMFG_PETSC_CHECK(SNESCreate(model.comm(), &s));
   d.snes.reset(s);
   FRACMFG_PETSC_CHECK(SNESSetOptionsPrefix(s, "mfg_hjb_"));
   FRACMFG_PETSC_CHECK(SNESSetDM(s, dm));
   FRACMFG_PETSC_CHECK(SNESSetFunction(s, d.r.get(), &Impl::function, &d));
-  FRACMFG_PETSC_CHECK(SNESSetJacobian(s, j, j, &Impl::jacobian, &d));
+  // With fractional diffusion the Jacobian is matrix-free (the assembled local stencil plus
+  // the FFT product); the assembled part is the preconditioning matrix.
+  FRACMFG_PETSC_CHECK(SNESSetJacobian(s, d.frac ? d.frac->shell() : j,
+                                      d.frac ? d.frac->preconditioning_matrix() : j,
+                                      &Impl::jacobian, &d));
   FRACMFG_PETSC_CHECK(SNESSetConvergenceTest(s, &Impl::converged, &d, nullptr));
   FRACMFG_PETSC_CHECK(SNESSetType(s, SNESNEWTONLS));
   SNESLineSearch ls = nullptr;
@@ -248,6 +266,9 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
   // A Newton step needs to cut the residual by about 1e-3 (the outer change over the
   // Newton tolerance, see Solver); 1e-4 leaves a margin and keeps Newton's quadratic pace.
   set_default_linear_solver(ksp, model.grid().dim, 1e-4);
+  if (d.frac) {
+    detail::set_fractional_linear_solver(ksp, *d.frac, model.grid().dim, 1.0 / model.dt(), 1e-4);
+  }
   FRACMFG_PETSC_CHECK(SNESSetFromOptions(s));
   {
     // The SNES passes its DMDA on to the KSP, which a fracmfg_line PC reads.
@@ -256,7 +277,7 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
     la::line_pc_set_selector(pc, selector);
   }
   // The 1D fast path (-mfg_hjb_direct, default true) when the solver types are its own.
-  if (model.grid().dim == 1 && detail::direct_option(model.comm(), "mfg_hjb_")) {
+  if (model.grid().dim == 1 && !d.frac && detail::direct_option(model.comm(), "mfg_hjb_")) {
     PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE;
     FRACMFG_PETSC_CHECK(
         PetscObjectTypeCompare(reinterpret_cast<PetscObject>(s), SNESNEWTONLS, &newton));
@@ -309,7 +330,7 @@ double HjbSolver::residual_norm(Vec u_next, Vec rhs, Vec u) {
   Impl& d = *impl_;
   d.u_next = u_next;
   d.rhs = rhs;
-  if (!d.halo) {
+  if (!d.halo || d.frac) {
     d.eval_residual(u, d.r.get());
     PetscReal norm = 0.0;
     FRACMFG_PETSC_CHECK(VecNorm(d.r.get(), NORM_2, &norm));

@@ -189,6 +189,9 @@ double Model::dt() const {
 double Model::diffusion() const {
   return impl_->problem.diffusion;
 }
+double Model::diffusion_order() const {
+  return impl_->problem.diffusion_order;
+}
 const std::vector<double>& Model::x() const {
   return impl_->x;
 }

@@ -154,6 +154,16 @@ void require(bool ok, const char* member, const char* range, double value) {
 
 void check_problem(const Problem& p) {
   require(std::isfinite(p.diffusion) && p.diffusion >= 0.0, "diffusion", ">= 0", p.diffusion);
+  require(p.diffusion_order > 1.0 && p.diffusion_order <= 2.0, "diffusion_order", "in (1, 2]",
+          p.diffusion_order);
+  if (p.diffusion_order < 2.0) {
+    require(p.domain.boundary == io::MfgConfig::Domain::Boundary::periodic, "diffusion_order",
+            "2 on a reflecting domain (fractional diffusion needs periodic boundaries)",
+            p.diffusion_order);
+    require(p.fokker_planck.method == io::MfgConfig::FokkerPlanck::Method::fdm, "diffusion_order",
+            "2 with the particle method (fractional diffusion needs fokker_planck.method fdm)",
+            p.diffusion_order);
+  }
   require(std::isfinite(p.terminal_coupling) && p.terminal_coupling >= 0.0, "terminal_coupling",
           ">= 0", p.terminal_coupling);
   const Problem::Coupling& c = p.coupling;

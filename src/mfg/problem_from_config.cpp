@@ -55,6 +55,7 @@ Problem problem_from_config(const io::MfgConfig& config) {
   p.grid = config.grid;
   p.time = config.time;
   p.diffusion = config.diffusion;
+  p.diffusion_order = config.diffusion_order;
   p.hamiltonian.type = config.hamiltonian.type;
   p.hamiltonian.control_cost =
       formula(config.hamiltonian.control_cost, "mfg.hamiltonian.control_cost");

@@ -36,16 +36,22 @@ void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done) {
   *done = true;
   PC pc = nullptr;
   FRACMFG_PETSC_CHECK(KSPGetPC(ksp, &pc));
+  PetscBool composite = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(
+      PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCCOMPOSITE, &composite));
+  // Fractional diffusion (mfg/fractional_diffusion.hpp): block Jacobi is the composite's first.
+  if (composite) FRACMFG_PETSC_CHECK(PCCompositeGetPC(pc, 0, &pc));
   PetscBool bjacobi = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(
       PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCBJACOBI, &bjacobi));
   if (!bjacobi) return;
   const char* prefix = nullptr;
-  FRACMFG_PETSC_CHECK(KSPGetOptionsPrefix(ksp, &prefix));
+  FRACMFG_PETSC_CHECK(PCGetOptionsPrefix(pc, &prefix));
   PetscBool given = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, prefix, "-sub_pc_factor_levels", &given));
   if (given) return;
   FRACMFG_PETSC_CHECK(KSPSetUp(ksp));
+  if (composite) FRACMFG_PETSC_CHECK(PCSetUp(pc));  // a composite sets its parts up later
   PetscInt blocks = 0;
   KSP* subs = nullptr;
   FRACMFG_PETSC_CHECK(PCBJacobiGetSubKSP(pc, &blocks, nullptr, &subs));

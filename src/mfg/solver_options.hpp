@@ -29,8 +29,10 @@ bool sweep_views_option(MPI_Comm comm);
 /// ILU(levels) blocks for a block-Jacobi preconditioner of ksp (2D default: on the crowd
 /// game 15 instead of 28 Krylov iterations per HJB solve with ILU(1)), unless the user gave
 /// -<prefix>sub_pc_factor_levels. The blocks exist only after set-up: call after the
-/// operators are set (and assembled), before the first solve; sets up ksp. Does nothing for
-/// another preconditioner, or when *done is true; sets *done. Collective on ksp.
+/// operators are set (and assembled), before the first solve; sets up ksp. A composite PC
+/// whose first part is block Jacobi (fractional diffusion) gets the same for that part
+/// (-<prefix>sub_0_sub_pc_factor_levels). Does nothing for another preconditioner, or when
+/// *done is true; sets *done. Collective on ksp.
 void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done);
 
 }  // namespace fracmfg::mfg::detail

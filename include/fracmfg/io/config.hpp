@@ -111,6 +111,7 @@ struct MfgConfig {
   Domain domain;
   Grid grid;
   Time time;
+  double diffusion_order = 2.0;  ///< s in nu (-Laplace)^(s/2), (1, 2]; 2: the Laplacian
   double diffusion = 0.0;
   Hamiltonian hamiltonian;
   Coupling coupling;

@@ -25,6 +25,11 @@
 // model's DMDA (KSPSetDM, not active), so -mfg_fp_pc_type fracmfg_line (la/line_pc.hpp)
 // works in 2D; its line solves go through the selector given to the constructor.
 //
+// Fractional diffusion (model.diffusion_order() < 2): A = J_loc^T + nu (A_s - (-Lap_h)),
+// still the transpose of the HJB Jacobian (A_s is symmetric), applied as a MATSHELL and
+// solved by GMRES with the HJB solver's composite preconditioner, from the guess as in 2D;
+// matrix() returns the assembled local part J_loc^T.
+//
 // Collectivity: everything is collective on the model's communicator.
 
 #include <petscksp.h>

@@ -29,6 +29,13 @@
 // la::TridiagSolver::factor_solve (direct() tells). Any other option (a monitor, a view,
 // another solver) selects the SNES.
 //
+// Fractional diffusion (model.diffusion_order() < 2, mfg/fractional_diffusion.hpp in src):
+// -nu Lap_h becomes nu A_s, the periodised fractional centred difference; the residual adds
+// it by FFT, the SNES Jacobian is a MATSHELL (the assembled stencil plus the FFT product)
+// with a sparse preconditioning matrix, the default linear solver GMRES (rtol 1e-4) with a
+// multiplicative composite PC (the sparse part's local solve, then the circulant by FFT),
+// and the 1D fast path is off. jacobian() returns the assembled local stencil.
+//
 // Collectivity: everything is collective on the model's communicator.
 
 #include <petscmat.h>

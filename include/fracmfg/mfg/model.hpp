@@ -58,6 +58,8 @@ class Model {
   double dt() const;  ///< T / N_t
   double time(int n) const { return dt() * n; }
   double diffusion() const;  ///< nu
+  /// s of nu (-Lap)^(s/2), in (1, 2]; 2: the Laplacian (mfg/fractional_diffusion.hpp).
+  double diffusion_order() const;
 
   /// x and y of the owned points, in local order (y = 0 in 1D).
   const std::vector<double>& x() const;

@@ -129,6 +129,10 @@ struct Problem {
   Sources sources;
   io::MfgConfig::FokkerPlanck fokker_planck;
   io::MfgConfig::Iteration iteration;
+  /// s of nu (-Lap)^(s/2) in both equations, in (1, 2]; below 2 (fractional diffusion, Levy
+  /// flights): periodic domains and the fdm Fokker-Planck method only (src/mfg/
+  /// fractional_diffusion.hpp).
+  double diffusion_order = 2.0;
 
   int dimension() const { return static_cast<int>(domain.length.size()); }
 };
