@@ -140,7 +140,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
   d.rhs = detail::global_vec(dm);
   d.a = d.indices->create_matrix(model.comm());
   if (model.diffusion_order() < 2.0) {
-    d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+    d.frac = std::make_unique<detail::FractionalDiffusion>(model, selector);
     d.frac->bind(d.a.get());
   }
   d.values.resize(

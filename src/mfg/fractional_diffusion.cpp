@@ -135,8 +135,10 @@ struct FractionalDiffusion::Impl {
   }
 };
 
-FractionalDiffusion::FractionalDiffusion(const Model& model)
-    : impl_(std::make_unique<Impl>(model)) {}
+FractionalDiffusion::FractionalDiffusion(const Model& model, exec::Selector* selector)
+    : impl_(std::make_unique<Impl>(model)) {
+  impl_->op.set_selector(selector);
+}
 
 FractionalDiffusion::~FractionalDiffusion() = default;
 

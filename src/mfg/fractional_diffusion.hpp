@@ -33,6 +33,7 @@
 
 #include <memory>
 
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/mfg/model.hpp"
 
 namespace fracmfg::mfg::detail {
@@ -40,7 +41,9 @@ namespace fracmfg::mfg::detail {
 class FractionalDiffusion {
  public:
   /// For model.diffusion_order() in (1, 2] on a periodic grid (fracmfg::Error otherwise).
-  explicit FractionalDiffusion(const Model& model);
+  /// The FFT products go through `selector` (frac::RieszOperator::set_selector: host or
+  /// device, the 1D products; the 2D transforms stay on the host); null: the host.
+  explicit FractionalDiffusion(const Model& model, exec::Selector* selector = nullptr);
   ~FractionalDiffusion();
   FractionalDiffusion(const FractionalDiffusion&) = delete;
   FractionalDiffusion& operator=(const FractionalDiffusion&) = delete;

@@ -239,7 +239,7 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
   d.jac = d.indices->create_matrix(model.comm());
   Mat j = d.jac.get();
   if (model.diffusion_order() < 2.0) {
-    d.frac = std::make_unique<detail::FractionalDiffusion>(model);
+    d.frac = std::make_unique<detail::FractionalDiffusion>(model, selector);
     d.frac->bind(j);
   }
   SNES s = nullptr;
