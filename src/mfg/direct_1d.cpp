@@ -80,12 +80,14 @@ Walls walls_1d(const Model& model) {
   return {mirror && b.xs == 0, mirror && b.xs + b.xm == model.grid().points[0]};
 }
 
-// The HJB residual at a point (as hjb_residual).
+// The HJB residual at point k (as hjb_residual).
 inline double point_residual(double uw, double up, double ue, double u_next, double rhs,
-                             double inv_dt, double nu, double ih, double ic) {
+                             double inv_dt, double nu, double ih, const UpwindHamiltonian& ham,
+                             PetscInt k) {
   const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-  return (up - u_next) * inv_dt - nu * lap_u +
-         upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ic) - rhs;
+  const double h = ham.power ? ham.value(k, (ue - up) * ih, (up - uw) * ih, 0.0, 0.0)
+                             : upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ham.coef[k]);
+  return (up - u_next) * inv_dt - nu * lap_u + h - rhs;
 }
 
 // Calls f(k, u_west, u_k, u_east, wall_w, wall_e) for every owned point, the first and the
@@ -108,42 +110,54 @@ namespace {
 
 // The HJB residual r (returns sum r^2) and, when Rows, the Jacobian rows in the same pass.
 template <bool Rows>
-double hjb_residual_walk(const Model& model, const double* u, std::pair<double, double> ghosts,
-                         const double* u_next, const double* rhs, double* r, double* sub,
-                         double* diag, double* super) {
+double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                         std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                         double* r, double* sub, double* diag, double* super) {
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
-  const double* inv_c = model.inverse_control_cost().data();
   double sum = 0.0;
-  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
-          [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
-            const double res =
-                point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, inv_c[k]);
-            r[k] = res;
-            sum += res * res;
-            if constexpr (Rows) {
-              double cplus = 0.0, cminus = 0.0, d = inv_dt;
-              upwind_axis_row(up, uw, ue, ih, nu, inv_c[k], wall_w, wall_e, d, cminus, cplus);
-              sub[k] = cminus;
-              diag[k] = d;
-              super[k] = cplus;
-            }
-          });
+  walk_1d(
+      model.box().count(), u, ghosts, walls_1d(model),
+      [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
+        const double res = point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, ham, k);
+        r[k] = res;
+        sum += res * res;
+        if constexpr (Rows) {
+          const double s = ham.power ? upwind_norm2((ue - up) * ih, (up - uw) * ih) : 0.0;
+          double cplus = 0.0, cminus = 0.0, d = inv_dt;
+          upwind_axis_row(up, uw, ue, ih, nu, ham.linear(k, s), wall_w, wall_e, d, cminus, cplus);
+          sub[k] = cminus;
+          diag[k] = d;
+          super[k] = cplus;
+        }
+      });
   return sum;
 }
 
 }  // namespace
 
-double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                            const double* u_next, const double* rhs, double* r, double* sub,
-                            double* diag, double* super) {
-  return hjb_residual_walk<true>(model, u, ghosts, u_next, rhs, r, sub, diag, super);
+double hjb_residual_rows_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                            std::pair<double, double> ghosts, const double* u_next,
+                            const double* rhs, double* r, double* sub, double* diag,
+                            double* super) {
+  return hjb_residual_walk<true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
 }
 
-double hjb_residual_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                       const double* u_next, const double* rhs, double* r) {
-  return hjb_residual_walk<false>(model, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
+double hjb_residual_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                       std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                       double* r) {
+  return hjb_residual_walk<false>(model, ham, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
+}
+
+void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                            std::pair<double, double> ghosts, double* coef) {
+  const double ih = 1.0 / model.grid().spacing(0);
+  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
+          [&](PetscInt k, double uw, double up, double ue, bool, bool) {
+            const double s = ham.power ? upwind_norm2((ue - up) * ih, (up - uw) * ih) : 0.0;
+            coef[k] = ham.linear(k, s);
+          });
 }
 
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,

@@ -368,8 +368,9 @@ TEST(GoodDecks, ConfigWordsAreTheSchemaWords) {
   EXPECT_EQ(schema_words("execution.backend"), words_of({B::cpu, B::cuda, B::automatic}));
   using MB = MfgConfig::Domain::Boundary;
   EXPECT_EQ(schema_words("mfg.domain.boundary"), words_of({MB::periodic, MB::reflecting}));
+  using H = MfgConfig::Hamiltonian::Type;
   EXPECT_EQ(schema_words("mfg.hamiltonian.type"),
-            words_of({MfgConfig::Hamiltonian::Type::quadratic}));
+            words_of({H::quadratic, H::power, H::congestion}));
   using C = MfgConfig::Coupling::Type;
   EXPECT_EQ(schema_words("mfg.coupling.type"), words_of({C::log, C::power, C::nonlocal}));
   using FP = MfgConfig::FokkerPlanck::Method;
