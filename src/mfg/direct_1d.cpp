@@ -80,13 +80,17 @@ Walls walls_1d(const Model& model) {
   return {mirror && b.xs == 0, mirror && b.xs + b.xm == model.grid().points[0]};
 }
 
-// The HJB residual at point k (as hjb_residual).
+// The HJB residual at a point (as hjb_residual); s: the squared upwind norm (Power only).
+template <bool Power>
 inline double point_residual(double uw, double up, double ue, double u_next, double rhs,
-                             double inv_dt, double nu, double ih, const UpwindHamiltonian& ham,
-                             PetscInt k) {
+                             double inv_dt, double nu, double ih, double ic, double q, double s) {
   const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-  const double h = ham.power ? ham.value(k, (ue - up) * ih, (up - uw) * ih, 0.0, 0.0)
-                             : upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ham.coef[k]);
+  double h = 0.0;
+  if constexpr (Power) {
+    h = power_hamiltonian(s, ic, q);
+  } else {
+    h = upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ic);
+  }
   return (up - u_next) * inv_dt - nu * lap_u + h - rhs;
 }
 
@@ -109,30 +113,47 @@ void walk_1d(PetscInt n, const double* u, std::pair<double, double> g, Walls w, 
 namespace {
 
 // The HJB residual r (returns sum r^2) and, when Rows, the Jacobian rows in the same pass.
-template <bool Rows>
+// Power: the power form (the others are the quadratic form with coefficient ham.coef), a
+// template argument so that the quadratic loop is the same arithmetic with no branch.
+template <bool Rows, bool Power>
 double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
                          std::pair<double, double> ghosts, const double* u_next, const double* rhs,
                          double* r, double* sub, double* diag, double* super) {
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
+  const double* coef = ham.coef;
+  const double q = ham.exponent;
   double sum = 0.0;
-  walk_1d(
-      model.box().count(), u, ghosts, walls_1d(model),
-      [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
-        const double res = point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, ham, k);
-        r[k] = res;
-        sum += res * res;
-        if constexpr (Rows) {
-          const double s = ham.power ? upwind_norm2((ue - up) * ih, (up - uw) * ih) : 0.0;
-          double cplus = 0.0, cminus = 0.0, d = inv_dt;
-          upwind_axis_row(up, uw, ue, ih, nu, ham.linear(k, s), wall_w, wall_e, d, cminus, cplus);
-          sub[k] = cminus;
-          diag[k] = d;
-          super[k] = cplus;
-        }
-      });
+  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
+          [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
+            double s = 0.0;
+            if constexpr (Power) s = upwind_norm2((ue - up) * ih, (up - uw) * ih);
+            const double res =
+                point_residual<Power>(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, coef[k], q, s);
+            r[k] = res;
+            sum += res * res;
+            if constexpr (Rows) {
+              double ic = coef[k];
+              if constexpr (Power) ic *= power_weight(s, q);
+              double cplus = 0.0, cminus = 0.0, d = inv_dt;
+              upwind_axis_row(up, uw, ue, ih, nu, ic, wall_w, wall_e, d, cminus, cplus);
+              sub[k] = cminus;
+              diag[k] = d;
+              super[k] = cplus;
+            }
+          });
   return sum;
+}
+
+template <bool Rows>
+double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                         std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                         double* r, double* sub, double* diag, double* super) {
+  if (ham.power) {
+    return hjb_residual_walk<Rows, true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
+  }
+  return hjb_residual_walk<Rows, false>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
 }
 
 }  // namespace
