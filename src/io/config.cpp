@@ -45,8 +45,10 @@ const Words<ExecutionConfig::Backend, 3> kBackend{{{ExecutionConfig::Backend::cp
 const Words<Mfg::Domain::Boundary, 2> kMfgBoundary{
     {{Mfg::Domain::Boundary::periodic, "periodic"},
      {Mfg::Domain::Boundary::reflecting, "reflecting"}}};
-const Words<Mfg::Hamiltonian::Type, 1> kHamiltonian{
-    {{Mfg::Hamiltonian::Type::quadratic, "quadratic"}}};
+const Words<Mfg::Hamiltonian::Type, 3> kHamiltonian{
+    {{Mfg::Hamiltonian::Type::quadratic, "quadratic"},
+     {Mfg::Hamiltonian::Type::power, "power"},
+     {Mfg::Hamiltonian::Type::congestion, "congestion"}}};
 const Words<Mfg::Coupling::Type, 3> kCoupling{{{Mfg::Coupling::Type::log, "log"},
                                                {Mfg::Coupling::Type::power, "power"},
                                                {Mfg::Coupling::Type::nonlocal, "nonlocal"}}};
@@ -148,8 +150,9 @@ bool operator==(const LoggingConfig& a, const LoggingConfig& b) {
 bool operator==(const MfgConfig& a, const MfgConfig& b) {
   const auto key = [](const MfgConfig& c) {
     return std::tie(c.domain.length, c.domain.boundary, c.grid.points, c.time.horizon, c.time.steps,
-                    c.diffusion, c.hamiltonian.type, c.hamiltonian.control_cost, c.coupling.type,
-                    c.coupling.exponent, c.coupling.width, c.coupling.strength,
+                    c.diffusion, c.hamiltonian.type, c.hamiltonian.control_cost,
+                    c.hamiltonian.exponent, c.hamiltonian.epsilon, c.hamiltonian.alpha,
+                    c.coupling.type, c.coupling.exponent, c.coupling.width, c.coupling.strength,
                     c.coupling.potential, c.initial_density, c.terminal_cost, c.terminal_coupling,
                     c.sources.hjb, c.sources.fp, c.fokker_planck.method, c.fokker_planck.particles,
                     c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.damping,
@@ -276,6 +279,9 @@ MfgConfig mfg_config(const Value& root) {
   r.real("diffusion", c.diffusion);
   r.word("hamiltonian.type", kHamiltonian, c.hamiltonian.type);
   r.expression("hamiltonian.control_cost", c.hamiltonian.control_cost);
+  r.real("hamiltonian.exponent", c.hamiltonian.exponent);
+  r.real("hamiltonian.epsilon", c.hamiltonian.epsilon);
+  r.real("hamiltonian.alpha", c.hamiltonian.alpha);
   r.word("coupling.type", kCoupling, c.coupling.type);
   r.real("coupling.exponent", c.coupling.exponent);
   r.real("coupling.width", c.coupling.width);

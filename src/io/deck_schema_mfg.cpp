@@ -28,9 +28,12 @@ Field mfg_schema() {
     }),
     real("diffusion_order", "order s of the diffusion nu (-Laplace)^(s/2) in both equations, in (1, 2]: 2 the Laplacian (Brownian agents), below 2 the fractional Laplacian (Levy flights; periodic domains, fokker_planck.method fdm)").greater_than(1).at_most(2).def(2.0),
     real("diffusion", "diffusion coefficient nu of the -nu Laplace terms (0: first-order game)").at_least(0).required(),
-    section("hamiltonian", "Hamiltonian H(x, p) = |p|^2 / (2 c(x)), from the running cost c(x) |a|^2 / 2.", {
-      choice("type", {"quadratic"}, "form of the Hamiltonian").def("quadratic"),
+    section("hamiltonian", "Hamiltonian H(x, p, m): |p|^2 / (2 c(x)) (from the running cost c(x) |a|^2 / 2), |p|^q / (q c(x)), or the congestion form |p|^2 / (2 c(x) (epsilon + m)^alpha).", {
+      choice("type", {"quadratic", "power", "congestion"}, "quadratic: |p|^2 / (2 c); power: |p|^q / (q c), q = exponent; congestion: |p|^2 / (2 c (epsilon + m)^alpha) (Achdou & Porretta 2018)").def("quadratic"),
       expression("control_cost", xy, "control cost c(x, y); must be > 0 on the domain").def("1"),
+      real("exponent", "q in |p|^q / (q c); q = 2 is the quadratic Hamiltonian").greater_than(1).def(2.0).only_when("mfg.hamiltonian.type", {"power"}),
+      real("epsilon", "epsilon in (epsilon + m)^alpha: keeps the Hamiltonian finite where m = 0").greater_than(0).def(1.0).only_when("mfg.hamiltonian.type", {"congestion"}),
+      real("alpha", "congestion exponent alpha; [0, 2) is the range of the uniqueness (monotonicity) condition").at_least(0).less_than(2).def(1.0).only_when("mfg.hamiltonian.type", {"congestion"}),
     }),
     section("coupling", "Running cost F(x, m) = strength f(m) + potential(x).", {
       choice("type", {"log", "power", "nonlocal"}, "f(m): log m, m^exponent, or a Gaussian kernel of width `width` convolved with m").required(),
@@ -116,6 +119,15 @@ void check_mfg(const Value& root, const std::string& file) {
   for (const char* key : {"hamiltonian.control_cost", "coupling.potential", "initial_density",
                           "terminal_cost", "sources.hjb", "sources.fp"}) {
     check_no_y_in_1d(mfg.at(key), dim, file);
+  }
+
+  // The particles move with the drift grad u / c of the quadratic Hamiltonian.
+  const Value& method = mfg.at("fokker_planck.method");
+  const Value& hamiltonian = mfg.at("hamiltonian.type");
+  if (method.text == "particles" && hamiltonian.text != "quadratic") {
+    fail(file, method.pos, method.path,
+         "particles support only the quadratic Hamiltonian (mfg.hamiltonian.type is " +
+             hamiltonian.text + "); use method fdm");
   }
 
   // The kernel density estimate spans 2 bandwidth / spacing + 1 grid offsets; the kernels

@@ -80,12 +80,18 @@ Walls walls_1d(const Model& model) {
   return {mirror && b.xs == 0, mirror && b.xs + b.xm == model.grid().points[0]};
 }
 
-// The HJB residual at a point (as hjb_residual).
+// The HJB residual at a point (as hjb_residual); s: the squared upwind norm (Power only).
+template <bool Power>
 inline double point_residual(double uw, double up, double ue, double u_next, double rhs,
-                             double inv_dt, double nu, double ih, double ic) {
+                             double inv_dt, double nu, double ih, double ic, double q, double s) {
   const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-  return (up - u_next) * inv_dt - nu * lap_u +
-         upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ic) - rhs;
+  double h = 0.0;
+  if constexpr (Power) {
+    h = power_hamiltonian(s, ic, q);
+  } else {
+    h = upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ic);
+  }
+  return (up - u_next) * inv_dt - nu * lap_u + h - rhs;
 }
 
 // Calls f(k, u_west, u_k, u_east, wall_w, wall_e) for every owned point, the first and the
@@ -107,24 +113,31 @@ void walk_1d(PetscInt n, const double* u, std::pair<double, double> g, Walls w, 
 namespace {
 
 // The HJB residual r (returns sum r^2) and, when Rows, the Jacobian rows in the same pass.
-template <bool Rows>
-double hjb_residual_walk(const Model& model, const double* u, std::pair<double, double> ghosts,
-                         const double* u_next, const double* rhs, double* r, double* sub,
-                         double* diag, double* super) {
+// Power: the power form (the others are the quadratic form with coefficient ham.coef), a
+// template argument so that the quadratic loop is the same arithmetic with no branch.
+template <bool Rows, bool Power>
+double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                         std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                         double* r, double* sub, double* diag, double* super) {
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);
-  const double* inv_c = model.inverse_control_cost().data();
+  const double* coef = ham.coef;
+  const double q = ham.exponent;
   double sum = 0.0;
   walk_1d(model.box().count(), u, ghosts, walls_1d(model),
           [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
+            double s = 0.0;
+            if constexpr (Power) s = upwind_norm2((ue - up) * ih, (up - uw) * ih);
             const double res =
-                point_residual(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, inv_c[k]);
+                point_residual<Power>(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, coef[k], q, s);
             r[k] = res;
             sum += res * res;
             if constexpr (Rows) {
+              double ic = coef[k];
+              if constexpr (Power) ic *= power_weight(s, q);
               double cplus = 0.0, cminus = 0.0, d = inv_dt;
-              upwind_axis_row(up, uw, ue, ih, nu, inv_c[k], wall_w, wall_e, d, cminus, cplus);
+              upwind_axis_row(up, uw, ue, ih, nu, ic, wall_w, wall_e, d, cminus, cplus);
               sub[k] = cminus;
               diag[k] = d;
               super[k] = cplus;
@@ -133,17 +146,39 @@ double hjb_residual_walk(const Model& model, const double* u, std::pair<double, 
   return sum;
 }
 
-}  // namespace
-
-double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                            const double* u_next, const double* rhs, double* r, double* sub,
-                            double* diag, double* super) {
-  return hjb_residual_walk<true>(model, u, ghosts, u_next, rhs, r, sub, diag, super);
+template <bool Rows>
+double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                         std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                         double* r, double* sub, double* diag, double* super) {
+  if (ham.power) {
+    return hjb_residual_walk<Rows, true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
+  }
+  return hjb_residual_walk<Rows, false>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
 }
 
-double hjb_residual_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                       const double* u_next, const double* rhs, double* r) {
-  return hjb_residual_walk<false>(model, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
+}  // namespace
+
+double hjb_residual_rows_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                            std::pair<double, double> ghosts, const double* u_next,
+                            const double* rhs, double* r, double* sub, double* diag,
+                            double* super) {
+  return hjb_residual_walk<true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
+}
+
+double hjb_residual_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                       std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                       double* r) {
+  return hjb_residual_walk<false>(model, ham, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
+}
+
+void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                            std::pair<double, double> ghosts, double* coef) {
+  const double ih = 1.0 / model.grid().spacing(0);
+  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
+          [&](PetscInt k, double uw, double up, double ue, bool, bool) {
+            const double s = ham.power ? upwind_norm2((ue - up) * ih, (up - uw) * ih) : 0.0;
+            coef[k] = ham.linear(k, s);
+          });
 }
 
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "fracmfg/mfg/model.hpp"
+#include "mfg/stencil.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -49,17 +50,24 @@ class Halo1d {
 /// super x[i+1]; at a reflecting wall the mirrored coefficient is folded into diag and the
 /// outer one is 0; periodic rows wrap). u, u_next, rhs, r are owned arrays, ghosts from
 /// Halo1d::exchange(u). Returns the local sum of r^2.
-double hjb_residual_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                            const double* u_next, const double* rhs, double* r, double* sub,
-                            double* diag, double* super);
+double hjb_residual_rows_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                            std::pair<double, double> ghosts, const double* u_next,
+                            const double* rhs, double* r, double* sub, double* diag, double* super);
 
 /// The HJB residual alone; returns the local sum of r^2.
-double hjb_residual_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
-                       const double* u_next, const double* rhs, double* r);
+double hjb_residual_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                       std::pair<double, double> ghosts, const double* u_next, const double* rhs,
+                       double* r);
+
+/// coef[k] = ham.linear(k, s_k): the coefficient of the linearised Hamiltonian at the owned
+/// points (1/c for the quadratic form; s_k the squared upwind norm of u there).
+void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
+                            std::pair<double, double> ghosts, double* coef);
 
 /// The rows of J(u)^T (the implicit Fokker-Planck operator) at the owned points of a 1D grid:
-/// row q holds J(q-1, q), J(q, q), J(q+1, q). inv_c is 1/c(x) at the owned points with its
-/// ghosts as for u (Halo1d), so that the neighbours' rows need no exchange of rows.
+/// row q holds J(q-1, q), J(q, q), J(q+1, q). inv_c is the coefficient of the linearised
+/// Hamiltonian (1/c(x) for the quadratic form; linear_coefficients_1d) at the owned points
+/// with its ghosts as for u (Halo1d), so that the neighbours' rows need no exchange of rows.
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                 const double* inv_c, std::pair<double, double> inv_c_ghosts, double* sub,
                 double* diag, double* super);

@@ -21,6 +21,7 @@ namespace fracmfg::mfg {
 
 struct FokkerPlanckFdm::Impl {
   const Model& model;
+  detail::HamiltonianAtDensity ham;
   detail::DmPtr cdm;  // the Jacobian rows as a field with row_components(dim) components
   detail::VecPtr rows_global, rows_local, u_local, rhs;
   detail::MatPtr a;
@@ -45,8 +46,9 @@ struct FokkerPlanckFdm::Impl {
   std::unique_ptr<detail::Halo1d> halo;
   std::pair<double, double> inv_c_ghosts;  // of model.inverse_control_cost()
   std::vector<double> sub, diag, super;
+  std::vector<double> coef;  // the linearisation's coefficients (not the quadratic form)
 
-  explicit Impl(const Model& m) : model(m) {}
+  explicit Impl(const Model& m) : model(m), ham(m) {}
 
   void solve(Vec m_next) {
     KSP k = ksp.get();
@@ -68,16 +70,23 @@ struct FokkerPlanckFdm::Impl {
     tridiag = std::make_unique<la::TridiagSolver>(model.comm());
     halo = std::make_unique<detail::Halo1d>(model);
     const PetscInt n = model.box().count();
-    for (auto* v : {&sub, &diag, &super}) v->assign(static_cast<std::size_t>(n), 0.0);
+    for (auto* v : {&sub, &diag, &super, &coef}) v->assign(static_cast<std::size_t>(n), 0.0);
     inv_c_ghosts = halo->exchange(model.inverse_control_cost().data());
   }
 
   void direct_step(Vec u, const double* b, Vec m_next) {
     {
       detail::ReadArray ul(u);
-      detail::fp_rows_1d(model, ul.get(), halo->exchange(ul.get()),
-                         model.inverse_control_cost().data(), inv_c_ghosts, sub.data(), diag.data(),
-                         super.data());
+      const std::pair<double, double> ghosts = halo->exchange(ul.get());
+      if (ham.general()) {
+        // The coefficient depends on u (power) or m (congestion): its ghosts per step.
+        detail::linear_coefficients_1d(model, ham.stencil(), ul.get(), ghosts, coef.data());
+        detail::fp_rows_1d(model, ul.get(), ghosts, coef.data(), halo->exchange(coef.data()),
+                           sub.data(), diag.data(), super.data());
+      } else {
+        detail::fp_rows_1d(model, ul.get(), ghosts, model.inverse_control_cost().data(),
+                           inv_c_ghosts, sub.data(), diag.data(), super.data());
+      }
     }
     try {
       detail::WriteArray x(m_next);
@@ -97,7 +106,7 @@ struct FokkerPlanckFdm::Impl {
     {
       detail::ReadArray ul(u_local.get());
       detail::WriteArray rg(rows_global.get());
-      detail::hjb_rows(model, gb, ul.get(), rg.get());
+      detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get());
     }
     // Row q of A = J^T holds J(q, q) and J(p, q) for the neighbours p of q: the coefficient
     // that row p puts on q, i.e. the opposite-side entry of p's row.
@@ -182,6 +191,10 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
 }
 
 FokkerPlanckFdm::~FokkerPlanckFdm() = default;
+
+void FokkerPlanckFdm::set_density(Vec m) {
+  impl_->ham.set_density(m);
+}
 
 void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec guess) {
   Impl& d = *impl_;

@@ -21,6 +21,9 @@ class ForwardMethod {
   /// checks). guess: an estimate of m^{n+1} (the previous outer iteration's), or nullptr;
   /// methods that iterate start from it. Collective.
   virtual void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) = 0;
+  /// The density at which a congestion Hamiltonian is linearised by the next advance()
+  /// (the HJB step's m, see HjbSolver::set_density). Not collective.
+  virtual void set_density(Vec) {}
   /// Accuracy wanted of the following advance() calls, relative (methods that iterate).
   virtual void set_tolerance(double) {}
 };

@@ -42,6 +42,7 @@ void set_default_linear_solver(KSP ksp, int dim, double rtol) {
 
 struct HjbSolver::Impl {
   const Model& model;
+  detail::HamiltonianAtDensity ham;
   detail::SnesPtr snes;
   detail::MatPtr jac;
   detail::VecPtr r;
@@ -69,7 +70,7 @@ struct HjbSolver::Impl {
   PetscReal abstol = 0.0, rtol = 0.0, stol = 0.0;
   PetscInt max_it = 0;
 
-  explicit Impl(const Model& m) : model(m) {}
+  explicit Impl(const Model& m) : model(m), ham(m) {}
 
   [[noreturn]] void fail(const char* where, const std::string& reason, PetscInt its) const {
     throw core::CollectiveError(std::string(where) + ": Newton's method failed for u (" + reason +
@@ -86,6 +87,7 @@ struct HjbSolver::Impl {
     MPI_Comm comm = model.comm();
     double fnorm0 = 0.0, xnorm = 0.0, snorm = 0.0;
     bool rows_current = false;  // sub/diag/super belong to the current u
+    const detail::UpwindHamiltonian h = ham.stencil();
     for (PetscInt it = 0;; ++it) {
       double sums[3] = {0.0, 0.0, 0.0};  // r^2, and at the start |u_next|^2, |rhs|^2
       std::pair<double, double> ghosts;
@@ -96,7 +98,7 @@ struct HjbSolver::Impl {
         ghosts = halo->exchange(ul.get());
         if (it == 0) {
           // The first residual comes with the Jacobian: a step rarely starts converged.
-          sums[0] = detail::hjb_residual_rows_1d(model, ul.get(), ghosts, un.get(), b.get(),
+          sums[0] = detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(),
                                                  r1.data(), sub.data(), diag.data(), super.data());
           const double* unp = un.get();
           const double* bp = b.get();
@@ -108,7 +110,8 @@ struct HjbSolver::Impl {
           sums[2] = norms[1];
           rows_current = true;
         } else {
-          sums[0] = detail::hjb_residual_1d(model, ul.get(), ghosts, un.get(), b.get(), r1.data());
+          sums[0] =
+              detail::hjb_residual_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data());
           rows_current = false;
         }
       }
@@ -124,7 +127,7 @@ struct HjbSolver::Impl {
         detail::ReadArray ul(u);
         detail::ReadArray un(u_next);
         detail::ReadArray b(rhs);
-        detail::hjb_residual_rows_1d(model, ul.get(), ghosts, un.get(), b.get(), r1.data(),
+        detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data(),
                                      sub.data(), diag.data(), super.data());
       }
       try {
@@ -166,8 +169,8 @@ struct HjbSolver::Impl {
       detail::ReadArray un(u_next);
       detail::ReadArray b(rhs);
       detail::WriteArray out(f);
-      detail::hjb_residual_1d(model, u.get(), halo->exchange(u.get()), un.get(), b.get(),
-                              out.get());
+      detail::hjb_residual_1d(model, ham.stencil(), u.get(), halo->exchange(u.get()), un.get(),
+                              b.get(), out.get());
       return;
     }
     to_local(x);
@@ -175,14 +178,14 @@ struct HjbSolver::Impl {
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
     detail::WriteArray out(f);
-    detail::hjb_residual(model, gb, u.get(), un.get(), b.get(), out.get());
+    detail::hjb_residual(model, ham.stencil(), gb, u.get(), un.get(), b.get(), out.get());
   }
 
   void assemble(Vec x, Mat p) {
     to_local(x);
     {
       detail::ReadArray u(local.get());
-      detail::hjb_rows(model, gb, u.get(), rows.data());
+      detail::hjb_rows(model, ham.stencil(), gb, u.get(), rows.data());
     }
     // The rows are in the layout of the matrix's COO pattern (RowIndices).
     FRACMFG_PETSC_CHECK(MatSetValuesCOO(p, rows.data(), INSERT_VALUES));
@@ -296,6 +299,10 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
 
 HjbSolver::~HjbSolver() = default;
 
+void HjbSolver::set_density(Vec m) {
+  impl_->ham.set_density(m);
+}
+
 int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where, double tolerance) {
   Impl& d = *impl_;
   d.u_next = u_next;
@@ -343,8 +350,8 @@ double HjbSolver::residual_norm(Vec u_next, Vec rhs, Vec u) {
     detail::ReadArray x(u);
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
-    sum = detail::hjb_residual_1d(d.model, x.get(), d.halo->exchange(x.get()), un.get(), b.get(),
-                                  d.scratch.data());
+    sum = detail::hjb_residual_1d(d.model, d.ham.stencil(), x.get(), d.halo->exchange(x.get()),
+                                  un.get(), b.get(), d.scratch.data());
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, d.model.comm());
   return std::sqrt(sum);

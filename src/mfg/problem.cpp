@@ -174,8 +174,24 @@ void check_problem(const Problem& p) {
   if (c.type == Problem::Coupling::Type::nonlocal) {
     require(std::isfinite(c.width) && c.width > 0.0, "coupling.width", "> 0", c.width);
   }
+  const Problem::Hamiltonian& h = p.hamiltonian;
+  if (h.type == Problem::Hamiltonian::Type::power) {
+    require(std::isfinite(h.exponent) && h.exponent > 1.0, "hamiltonian.exponent", "> 1",
+            h.exponent);
+  }
+  if (h.type == Problem::Hamiltonian::Type::congestion) {
+    require(std::isfinite(h.epsilon) && h.epsilon > 0.0, "hamiltonian.epsilon", "> 0", h.epsilon);
+    require(h.alpha >= 0.0 && h.alpha < 2.0, "hamiltonian.alpha", "in [0, 2)", h.alpha);
+  }
   const io::MfgConfig::FokkerPlanck& fp = p.fokker_planck;
   if (fp.method == io::MfgConfig::FokkerPlanck::Method::particles) {
+    if (h.type != Problem::Hamiltonian::Type::quadratic) {
+      throw core::CollectiveError(
+          "problem.fokker_planck.method: particles support only the quadratic Hamiltonian "
+          "(problem.hamiltonian.type is " +
+              std::string(io::to_string(h.type)) + "); use method fdm",
+          ExitCode::usage, 0);
+    }
     require(fp.particles >= 1 && fp.particles <= 2147483647, "fokker_planck.particles",
             "in [1, 2147483647]", static_cast<double>(fp.particles));
     require(std::isfinite(fp.bandwidth) && fp.bandwidth >= 0.0, "fokker_planck.bandwidth", ">= 0",

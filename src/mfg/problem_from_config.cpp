@@ -59,6 +59,9 @@ Problem problem_from_config(const io::MfgConfig& config) {
   p.hamiltonian.type = config.hamiltonian.type;
   p.hamiltonian.control_cost =
       formula(config.hamiltonian.control_cost, "mfg.hamiltonian.control_cost");
+  p.hamiltonian.exponent = config.hamiltonian.exponent;
+  p.hamiltonian.epsilon = config.hamiltonian.epsilon;
+  p.hamiltonian.alpha = config.hamiltonian.alpha;
   p.coupling.type = config.coupling.type;
   p.coupling.exponent = config.coupling.exponent;
   p.coupling.width = config.coupling.width;

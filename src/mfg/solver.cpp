@@ -196,6 +196,8 @@ IterationRecord Solver::Impl::iterate() {
   for (int n = nt - 1; n >= 0; --n) {
     hjb_rhs(n);
     Vec u_new = ut.get();
+    // A congestion Hamiltonian is evaluated at m^{n+1}, as the coupling.
+    hjb->set_density(x.m[static_cast<std::size_t>(n + 1)].get());
     FRACMFG_PETSC_CHECK(VecCopy(initial_guess(k, n), u_new));
     try {
       hjb->step(ut_next.get(), rhs.get(), u_new, "HJB step", newton_tol);
@@ -215,6 +217,8 @@ IterationRecord Solver::Impl::iterate() {
   FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), mt.get()));
   blend(mt.get(), x.m[0].get(), t, norms_m[0], norms_m[1]);
   for (int n = 0; n < nt; ++n) {
+    // The HJB step's m^{n+1} (not yet blended), so that the step is that Jacobian's transpose.
+    forward->set_density(x.m[static_cast<std::size_t>(n + 1)].get());
     try {
       forward->advance(n, x.u[n].get(), mt.get(), mt_next.get(), density_guess(n + 1));
     } catch (const core::CollectiveError& e) {

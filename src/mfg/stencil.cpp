@@ -1,5 +1,8 @@
 #include "mfg/stencil.hpp"
 
+#include <algorithm>
+
+#include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
 
@@ -59,34 +62,77 @@ MatPtr RowIndices::create_matrix(MPI_Comm comm) const {
   return owned;
 }
 
-void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,
-                  const double* rhs, double* r) {
+HamiltonianAtDensity::HamiltonianAtDensity(const Model& model)
+    : model_(model), type_(model.problem().hamiltonian.type) {}
+
+void HamiltonianAtDensity::set_density(Vec m) {
+  if (type_ != Problem::Hamiltonian::Type::congestion) return;
+  const Problem::Hamiltonian& h = model_.problem().hamiltonian;
+  const std::vector<double>& inv_c = model_.inverse_control_cost();
+  coef_.resize(inv_c.size());
+  ReadArray a(m);
+  for (std::size_t k = 0; k < coef_.size(); ++k) {
+    // A mixed (Anderson) iterate may hold round-off below 0: counted as 0.
+    const double mk = std::max(a[static_cast<PetscInt>(k)], 0.0);
+    coef_[k] = inv_c[k] * congestion_factor(mk, h.epsilon, h.alpha);
+  }
+  density_set_ = true;
+}
+
+UpwindHamiltonian HamiltonianAtDensity::stencil() const {
+  UpwindHamiltonian h;
+  h.coef = model_.inverse_control_cost().data();
+  if (type_ == Problem::Hamiltonian::Type::power) {
+    h.power = true;
+    h.exponent = model_.problem().hamiltonian.exponent;
+  } else if (type_ == Problem::Hamiltonian::Type::congestion) {
+    if (!density_set_) {
+      throw Error("mfg: the congestion Hamiltonian needs the density (set_density) before a step");
+    }
+    h.coef = coef_.data();
+  }
+  return h;
+}
+
+void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
+                  const double* u, const double* u_next, const double* rhs, double* r) {
   const Grid& g = model.grid();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ihx = 1.0 / g.spacing(0);
   const double ihy = g.dim == 2 ? 1.0 / g.spacing(1) : 0.0;
-  const double* inv_c = model.inverse_control_cost().data();
+  const double* inv_c = ham.coef;
   const bool two_d = g.dim == 2;
   for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
     const double up = u[nb.self];
     const double ue = u[nb.east], uw = u[nb.west];
     double lap = (ue - 2.0 * up + uw) * ihx * ihx;
-    double h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
-    if (two_d) {
-      const double un = u[nb.north], us = u[nb.south];
-      lap += (un - 2.0 * up + us) * ihy * ihy;
-      h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
+    double h = 0.0;
+    if (ham.power) {
+      double dyp = 0.0, dym = 0.0;
+      if (two_d) {
+        dyp = (u[nb.north] - up) * ihy;
+        dym = (up - u[nb.south]) * ihy;
+        lap += (u[nb.north] - 2.0 * up + u[nb.south]) * ihy * ihy;
+      }
+      h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym);
+    } else {
+      h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
+      if (two_d) {
+        const double un = u[nb.north], us = u[nb.south];
+        lap += (un - 2.0 * up + us) * ihy * ihy;
+        h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
+      }
     }
     r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
   });
 }
 
-void hjb_rows(const Model& model, const GhostBox& gb, const double* u, double* rows) {
+void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
+              double* rows) {
   const Grid& g = model.grid();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
-  const double* inv_c = model.inverse_control_cost().data();
   const int nc = row_components(g.dim);
   const bool two_d = g.dim == 2;
   const double ihx = 1.0 / g.spacing(0);
@@ -94,11 +140,17 @@ void hjb_rows(const Model& model, const GhostBox& gb, const double* u, double* r
   for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
     double* row = rows + k * nc;
     const double up = u[nb.self];
+    double s = 0.0;  // the squared upwind norm (power form)
+    if (ham.power) {
+      s = upwind_norm2((u[nb.east] - up) * ihx, (up - u[nb.west]) * ihx);
+      if (two_d) s += upwind_norm2((u[nb.north] - up) * ihy, (up - u[nb.south]) * ihy);
+    }
+    const double ic = ham.linear(k, s);
     double diag = inv_dt;
-    upwind_axis_row(up, u[nb.west], u[nb.east], ihx, nu, inv_c[k], nb.west == nb.self,
-                    nb.east == nb.self, diag, row[kWest], row[kEast]);
+    upwind_axis_row(up, u[nb.west], u[nb.east], ihx, nu, ic, nb.west == nb.self, nb.east == nb.self,
+                    diag, row[kWest], row[kEast]);
     if (two_d) {
-      upwind_axis_row(up, u[nb.south], u[nb.north], ihy, nu, inv_c[k], nb.south == nb.self,
+      upwind_axis_row(up, u[nb.south], u[nb.north], ihy, nu, ic, nb.south == nb.self,
                       nb.north == nb.self, diag, row[kSouth], row[kNorth]);
     }
     row[kDiag] = diag;

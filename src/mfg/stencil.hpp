@@ -82,10 +82,50 @@ class RowIndices {
   std::vector<Neighbours> nbs_;
 };
 
+/// The numerical Hamiltonian of mfg/hamiltonian.hpp as the stencil sees it, at a fixed
+/// density: coef[k] at owned point k is 1/c (congestion: 1 / (c (epsilon + m)^alpha)); the
+/// power form is H_h = coef s^(q/2) / q, the others the quadratic form with coef.
+struct UpwindHamiltonian {
+  const double* coef = nullptr;
+  bool power = false;
+  double exponent = 2.0;
+  /// H_h at point k from the one-sided differences of each axis (dy+ = dy- = 0 in 1D).
+  double value(PetscInt k, double dxp, double dxm, double dyp, double dym) const {
+    if (!power)
+      return upwind_hamiltonian(dxp, dxm, coef[k]) + upwind_hamiltonian(dyp, dym, coef[k]);
+    return power_hamiltonian(upwind_norm2(dxp, dxm) + upwind_norm2(dyp, dym), coef[k], exponent);
+  }
+  /// The coefficient of the linearisation at point k (1/c of upwind_axis_row), s the squared
+  /// upwind norm there (unused unless power).
+  double linear(PetscInt k, double s) const {
+    return power ? coef[k] * power_weight(s, exponent) : coef[k];
+  }
+};
+
+/// The model's Hamiltonian at the density of set_density(): per-point coefficients for
+/// UpwindHamiltonian. Not collective.
+class HamiltonianAtDensity {
+ public:
+  explicit HamiltonianAtDensity(const Model& model);
+  /// congestion: the coefficients 1 / (c (epsilon + m)^alpha) at m's owned values (a global
+  /// Vec of model.dm(), m >= 0); the other forms do not depend on m.
+  void set_density(Vec m);
+  /// The stencil's view. Throws Error for the congestion form before set_density().
+  UpwindHamiltonian stencil() const;
+  /// True unless the form is quadratic (the coefficient of the linearisation is not 1/c).
+  bool general() const { return type_ != Problem::Hamiltonian::Type::quadratic; }
+
+ private:
+  const Model& model_;
+  Problem::Hamiltonian::Type type_;
+  std::vector<double> coef_;  // congestion
+  bool density_set_ = false;
+};
+
 /// r_k = (u_k - u_next_k)/dt - nu Lap_h u_k + H_h(x_k, D+u, D-u) - rhs_k at the owned
 /// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays.
-void hjb_residual(const Model& model, const GhostBox& gb, const double* u, const double* u_next,
-                  const double* rhs, double* r);
+void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
+                  const double* u, const double* u_next, const double* rhs, double* r);
 
 /// One axis of a row of J(u) at a point with value up and neighbours uminus, uplus (spacing
 /// 1/ih, diffusion nu, ic = 1/c): the coefficients on the minus and plus neighbours, and the
@@ -112,6 +152,7 @@ inline void upwind_axis_row(double up, double uminus, double uplus, double ih, d
 
 /// The rows of J(u) = I/dt + L(u) at the owned points, row_components(dim) values each, in
 /// the layout above; u is ghosted.
-void hjb_rows(const Model& model, const GhostBox& gb, const double* u, double* rows);
+void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
+              double* rows);
 
 }  // namespace fracmfg::mfg::detail

@@ -362,14 +362,27 @@ TEST(GoodDecks, OtherProblemsConfigIsADeckError) {
   EXPECT_THROW(deck.fpde(), DeckError);
 }
 
+TEST(GoodDecks, HamiltonianParametersAreRead) {
+  using H = MfgConfig::Hamiltonian::Type;
+  const MfgConfig power = input("crowd_power_1d.yaml").mfg();
+  EXPECT_EQ(power.hamiltonian.type, H::power);
+  EXPECT_EQ(power.hamiltonian.exponent, 1.5);
+  const MfgConfig congestion = input("congestion_2d.yaml").mfg();
+  EXPECT_EQ(congestion.hamiltonian.type, H::congestion);
+  EXPECT_EQ(congestion.hamiltonian.epsilon, 0.1);
+  EXPECT_EQ(congestion.hamiltonian.alpha, 1.0);
+  EXPECT_EQ(congestion.hamiltonian.exponent, MfgConfig::Hamiltonian{}.exponent);  // not used
+}
+
 TEST(GoodDecks, ConfigWordsAreTheSchemaWords) {
   EXPECT_EQ(schema_words("problem"), words_of({Problem::mfg, Problem::fode, Problem::fpde}));
   using B = ExecutionConfig::Backend;
   EXPECT_EQ(schema_words("execution.backend"), words_of({B::cpu, B::cuda, B::automatic}));
   using MB = MfgConfig::Domain::Boundary;
   EXPECT_EQ(schema_words("mfg.domain.boundary"), words_of({MB::periodic, MB::reflecting}));
+  using H = MfgConfig::Hamiltonian::Type;
   EXPECT_EQ(schema_words("mfg.hamiltonian.type"),
-            words_of({MfgConfig::Hamiltonian::Type::quadratic}));
+            words_of({H::quadratic, H::power, H::congestion}));
   using C = MfgConfig::Coupling::Type;
   EXPECT_EQ(schema_words("mfg.coupling.type"), words_of({C::log, C::power, C::nonlocal}));
   using FP = MfgConfig::FokkerPlanck::Method;

@@ -69,11 +69,15 @@ struct MfgConfig {
     double horizon = 1.0;
     int steps = 100;
   };
-  /// H(x, p) = |p|^2 / (2 c(x)).
+  /// quadratic: H(x, p) = |p|^2 / (2 c(x)); power: |p|^q / (q c(x)), q = exponent > 1;
+  /// congestion: |p|^2 / (2 c(x) (epsilon + m)^alpha), epsilon > 0, alpha in [0, 2).
   struct Hamiltonian {
-    enum class Type { quadratic };
+    enum class Type { quadratic, power, congestion };
     Type type = Type::quadratic;
     ExpressionSpec control_cost{"1", {"x", "y"}};  ///< c(x, y) > 0
+    double exponent = 2.0;                         ///< power: q
+    double epsilon = 1.0;                          ///< congestion: epsilon
+    double alpha = 1.0;                            ///< congestion: alpha
   };
   /// F(x, m) = strength f(m) + potential(x).
   struct Coupling {

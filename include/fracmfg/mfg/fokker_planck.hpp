@@ -6,8 +6,9 @@
 //   (m^{n+1} - m^n) / dt + L(u^n)^T m^{n+1} = f_m(t_{n+1}),
 //
 // where J(u) = I/dt + L(u) is the HJB Newton Jacobian (mfg/hjb.hpp): L(u) = -nu Lap_h plus
-// the derivative of the upwind numerical Hamiltonian at u. The matrix A = J(u^n)^T is
-// assembled directly, row by row, from the Jacobian's rows on the neighbouring points
+// the derivative of the upwind numerical Hamiltonian at u (for every Hamiltonian of
+// mfg/hamiltonian.hpp; the congestion form at the density of set_density()). The matrix A =
+// J(u^n)^T is assembled directly, row by row, from the Jacobian's rows on the neighbouring points
 // (exchanged through the ghost layer), no MatTranspose.
 //
 // Properties (exact arithmetic): L(u) 1 = 0, so the column sums of A are 1/dt and
@@ -51,6 +52,12 @@ class FokkerPlanckFdm {
   ~FokkerPlanckFdm();
   FokkerPlanckFdm(const FokkerPlanckFdm&) = delete;
   FokkerPlanckFdm& operator=(const FokkerPlanckFdm&) = delete;
+
+  /// The density at which a congestion Hamiltonian is linearised by the following steps
+  /// (as HjbSolver::set_density: the same m as the HJB step at level n, so that A stays the
+  /// transpose of that step's Jacobian). Required before a step with the congestion
+  /// Hamiltonian; no effect for the others. Not collective.
+  void set_density(Vec m);
 
   /// m_next = A^{-1} (m / dt + source): the step from level n (density m) to n + 1 with the
   /// drift of u = u^n. source: f_m(t_{n+1}) at the owned points, or nullptr for none. m and

@@ -17,6 +17,30 @@
 // The drift of the Fokker-Planck equation, -D_pH = -grad u / c, is discretised by the
 // transpose of this linearisation (mfg::FokkerPlanckFdm). Plain inline functions: no state,
 // nothing collective.
+//
+// The other Hamiltonians of a deck (`mfg.hamiltonian.type`):
+//
+// power, H(x, p) = |p|^q / (q c(x)), q > 1: H evaluated at the upwind norm of the gradient
+// (the Godunov combination of the one-sided differences, summed over the axes),
+//
+//   H_h = |p|_h^q / (q c_i),   |p|_h^2 = s_i = sum over axes of min(D+u_i, 0)^2 + max(D-u_i, 0)^2,
+//
+// monotone (s is nonincreasing in D+u, nondecreasing in D-u), consistent (s = |p|^2 when
+// D+u = D-u = p) and C^1 for q > 1. Its derivatives are those of the quadratic form with 1/c
+// replaced by w_i / c_i, w_i = s_i^((q-2)/2):
+//
+//   dH_h/dD+u = w_i min(D+u_i, 0) / c_i,   dH_h/dD-u = w_i max(D-u_i, 0) / c_i,
+//
+// (of size |p|_h^(q-1), which vanishes at s = 0 for every q > 1, so w is taken as 0 there:
+// for q < 2, s^((q-2)/2) alone is singular at 0). So the Jacobian rows and the
+// Fokker-Planck matrix are those above with the coefficient w_i / c_i per point.
+//
+// congestion, H(x, p, m) = |p|^2 / (2 c(x) (epsilon + m)^alpha), epsilon > 0, 0 <= alpha < 2
+// (Achdou & Porretta, "Mean field games with congestion", Ann. IHP Anal. Non Lineaire 35
+// (2018) 443-480): the mfg solver evaluates H at the density of the previous fixed-point
+// iterate, m^{n+1} at time level n (as the coupling F(x, m^{n+1})), so at fixed m it is the
+// quadratic form with 1/c replaced by 1 / (c_i (epsilon + m_i)^alpha), and the
+// Fokker-Planck step is the transpose of that linearisation at the same m.
 
 #include <cmath>
 
@@ -49,6 +73,29 @@ FRACMFG_HOST_DEVICE inline double upwind_a_plus(double dplus, double inv_c) {
 /// a- = max(dminus, 0) / c: the derivative of upwind_hamiltonian in dminus (>= 0).
 FRACMFG_HOST_DEVICE inline double upwind_a_minus(double dminus, double inv_c) {
   return inv_c * positive_part(dminus);
+}
+
+/// The squared upwind norm of one axis: min(dplus, 0)^2 + max(dminus, 0)^2.
+FRACMFG_HOST_DEVICE inline double upwind_norm2(double dplus, double dminus) {
+  const double p = negative_part(dplus);
+  const double q = positive_part(dminus);
+  return p * p + q * q;
+}
+
+/// The power Hamiltonian s^(q/2) / (q c) at the squared upwind norm s (summed over the axes).
+FRACMFG_HOST_DEVICE inline double power_hamiltonian(double s, double inv_c, double q) {
+  return inv_c / q * pow(s, 0.5 * q);
+}
+
+/// w = s^((q-2)/2), the factor of 1/c in the derivatives of power_hamiltonian; 0 at s = 0,
+/// where the derivatives (of size s^((q-1)/2)) vanish for q > 1.
+FRACMFG_HOST_DEVICE inline double power_weight(double s, double q) {
+  return s > 0.0 ? pow(s, 0.5 * q - 1.0) : 0.0;
+}
+
+/// (epsilon + m)^(-alpha), the factor of 1/c of the congestion Hamiltonian at density m >= 0.
+FRACMFG_HOST_DEVICE inline double congestion_factor(double m, double epsilon, double alpha) {
+  return pow(epsilon + m, -alpha);
 }
 
 }  // namespace fracmfg::mfg

@@ -1,7 +1,7 @@
 #pragma once
 // mfg::HjbSolver: one implicit Euler step of the HJB equation backward in time,
 //
-//   (u^n - u^{n+1}) / dt - nu Lap_h u^n + H_h(x, D+u^n, D-u^n) = rhs^n,
+//   (u^n - u^{n+1}) / dt - nu Lap_h u^n + H_h(x, D+u^n, D-u^n, m) = rhs^n,
 //
 // (rhs^n = F(x, m^{n+1}) + f_u(t_n, x) in the mean field game), with the centred Laplacian
 // and the upwind numerical Hamiltonian of mfg/hamiltonian.hpp, solved by Newton's method
@@ -58,6 +58,12 @@ class HjbSolver {
   ~HjbSolver();
   HjbSolver(const HjbSolver&) = delete;
   HjbSolver& operator=(const HjbSolver&) = delete;
+
+  /// The density m (a global Vec of model.dm(), >= 0) at which a congestion Hamiltonian is
+  /// evaluated by the following steps, residuals and Jacobians: the mfg solver gives
+  /// m^{n+1} of the previous fixed-point iterate for level n. Required before a step with
+  /// the congestion Hamiltonian; no effect for the others. Not collective.
+  void set_density(Vec m);
 
   /// Solves one step: on entry u holds the initial guess, on return u^n. u_next is u^{n+1},
   /// rhs the right-hand side (global Vecs of model.dm()). Returns the Newton iterations.

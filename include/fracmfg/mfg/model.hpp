@@ -6,7 +6,9 @@
 //   -u_t - nu Lap u + H(x, grad u) = F(x, m(t)) + f_u(t, x),      u(T) = G(x) + g m(T),
 //    m_t - nu Lap m - div(m D_pH(x, grad u)) = f_m(t, x),         m(0) = m0 / mass(m0),
 //
-// with H(x, p) = |p|^2 / (2 c(x)) and F(x, m) = strength f(m) + V(x) (mfg::Coupling).
+// with H(x, p) = |p|^2 / (2 c(x)) (or the power and congestion forms of
+// Problem::Hamiltonian, mfg/hamiltonian.hpp) and F(x, m) = strength f(m) + V(x)
+// (mfg::Coupling).
 //
 // Time levels t_n = n dt, dt = T / N_t, n = 0..N_t. The model holds, on this rank's points
 // (mfg::OwnedBox of dm()): the control cost c, the potential V, the terminal cost G, the

@@ -1,10 +1,11 @@
 #pragma once
 // mfg::Problem: a mean field game as plain C++ data, the input of mfg::Model and mfg::Solver.
 //
-//   -u_t - nu Lap u + |grad u|^2 / (2 c(x)) = F(x, m(t)) + f_u(x, t),   u(T) = G(x) + g m(T),
-//    m_t - nu Lap m - div(m grad u / c(x))  = f_m(x, t),                m(0) = m0 / mass(m0),
+//   -u_t - nu Lap u + H(x, grad u, m) = F(x, m(t)) + f_u(x, t),    u(T) = G(x) + g m(T),
+//    m_t - nu Lap m - div(m D_pH(x, grad u, m)) = f_m(x, t),       m(0) = m0 / mass(m0),
 //
-// on [0, Lx] (x [0, Ly]) x [0, T], F(x, m) = strength f(m) + V(x) (mfg/coupling.hpp); the
+// with H = |p|^2 / (2 c(x)) by default (Problem::Hamiltonian for the other forms), on
+// [0, Lx] (x [0, Ly]) x [0, T], F(x, m) = strength f(m) + V(x) (mfg/coupling.hpp); the
 // equations and their discretisation are described in mfg/model.hpp and mfg/solver.hpp.
 //
 // The data c, V, G, m0, f_u and f_m are mfg::Fields: a C++ callable of (x, y) or (x, y, t),
@@ -102,10 +103,16 @@ struct Problem {
   io::MfgConfig::Grid grid;      ///< points per axis, each >= 3
   io::MfgConfig::Time time;      ///< horizon T > 0, steps N_t >= 1
   double diffusion = 0.0;        ///< nu >= 0
-  /// H(x, p) = |p|^2 / (2 c(x)).
+  /// quadratic: H(x, p) = |p|^2 / (2 c(x)); power: |p|^q / (q c(x)), q = exponent > 1;
+  /// congestion: H(x, p, m) = |p|^2 / (2 c(x) (epsilon + m)^alpha), epsilon > 0,
+  /// 0 <= alpha < 2 (mfg/hamiltonian.hpp).
   struct Hamiltonian {
-    io::MfgConfig::Hamiltonian::Type type = io::MfgConfig::Hamiltonian::Type::quadratic;
+    using Type = io::MfgConfig::Hamiltonian::Type;
+    Type type = Type::quadratic;
     Field control_cost = Field::constant(1.0);  ///< c(x, y) > 0
+    double exponent = 2.0;                      ///< power: q
+    double epsilon = 1.0;                       ///< congestion: epsilon
+    double alpha = 1.0;                         ///< congestion: alpha
   };
   /// F(x, m) = strength f(m) + potential(x).
   struct Coupling {
