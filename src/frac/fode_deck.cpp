@@ -30,6 +30,7 @@ struct DeckRhs {
 
 int slot_of(const std::string& name, std::size_t d, const std::string& formula) {
   if (name == "t") return -1;
+  if (name == "y" && d == 1) return 0;  // one unknown: y is y1
   if (name.size() > 1 && name[0] == 'y') {
     const std::string digits = name.substr(1);
     if (digits.find_first_not_of("0123456789") == std::string::npos && digits[0] != '0') {
@@ -38,7 +39,7 @@ int slot_of(const std::string& name, std::size_t d, const std::string& formula) 
     }
   }
   throw Error("fode: the formula \"" + formula + "\" declares the variable \"" + name +
-              "\"; expected t or y1..y" + std::to_string(d));
+              "\"; expected t or y1..y" + std::to_string(d) + (d == 1 ? " (or y)" : ""));
 }
 
 }  // namespace
@@ -72,7 +73,7 @@ FodeOptions options_of(const io::FodeConfig& config) {
 
 MultiTermSetup multi_term_setup(const io::FodeConfig& config) {
   if (config.dimension() != 1) {
-    throw Error("fode: a multi-term equation needs one formula f(t, y1), got " +
+    throw Error("fode: a multi-term equation needs one formula f(t, y), got " +
                 std::to_string(config.dimension()));
   }
   MultiTermSetup s;

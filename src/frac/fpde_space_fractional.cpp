@@ -6,6 +6,12 @@
 // weights, theta f(t_n, u^n) + (1 - theta) f(t_{n-1}, u^{n-1}), and each step is solved by
 // Newton's method (SNES): the Jacobian I + theta tau K A - theta tau diag(df/du) is a shell
 // matrix (the FFT product plus the diagonal), CG preconditioned by the same circulant.
+// A variable diffusivity K(x, y) = K profile(x, y) multiplies the Riesz operator row by row,
+// u_t = -K(x) (-Laplace)^(s/2) u + f (the form of Pan, Ke, Ng & Sun, SIAM J. Sci. Comput. 36
+// (2014) A2698, for diagonal-times-Toeplitz systems): each step's rows are divided by
+// profile(x_p), so the matrix diag(1 / profile) + theta tau K A stays symmetric positive
+// definite for CG, preconditioned by the circulant scaled with profile^(1/2) on both sides
+// (riesz_shell.hpp).
 #include <petscsnes.h>
 
 #include <algorithm>
@@ -62,11 +68,6 @@ class SpaceFractionalStepper final : public FpdeStepper {
  public:
   explicit SpaceFractionalStepper(const FpdeStepContext& context) : FpdeStepper(context) {
     const FpdeProblem& problem = ctx_.problem;
-    if (problem.diffusivity_profile) {
-      throw Error(
-          "fpde: a diffusivity_profile (variable K) applies to type time_fractional only; the "
-          "Riesz operator here has a constant K");
-    }
     nonlinear_ = problem.nonlinear();
     const std::size_t np = ctx_.grid.local_size();
     FRACMFG_PETSC_CHECK(VecDuplicate(ctx_.u, rhs_.out()));
@@ -74,6 +75,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
     f_prev_.resize(np);
     riesz_ = std::make_unique<RieszShell>(ctx_.grid, problem.order);
     riesz_->op().set_selector(ctx_.options.selector);
+    if (problem.diffusivity_profile) set_profile();
     char scheme_text[256] = "crank_nicolson";
     char kind_text[256] = "strang";
     FRACMFG_PETSC_CHECK(read_options(ctx_.comm, ctx_.options.prefix.c_str(), scheme_text,
@@ -184,7 +186,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
       const auto& side = ctx_.grid.boundary();
       for (std::size_t p = 0; p < side.size(); ++p) {
         if (side[p] != 0) continue;
-        b.get()[p] += tau * (theta_ * f_now_[p] + (1.0 - theta_) * f_prev_[p]);
+        b.get()[p] += tau * (theta_ * f_now_[p] + (1.0 - theta_) * f_prev_[p]) * inv_w(p);
       }
       for (std::size_t q = 0; q < bnd_points_.size(); ++q) b.get()[bnd_points_[q]] = bnd_g_[q];
     }
@@ -232,8 +234,38 @@ class SpaceFractionalStepper final : public FpdeStepper {
     }
   }
 
-  /// Newton on F(u) = M u - rhs - theta tau mask f(t_m, u), rhs_ holding everything else
-  /// (mask: 1 at the unknowns, 0 at Dirichlet boundary points).
+  /// K(x) = K profile(x): every row of the step is divided by profile(x_p) (RieszShell's
+  /// weight), which keeps the matrix symmetric; the sources are divided likewise (inv_w).
+  /// The preconditioner's reference is sqrt(min profile max profile) over the unknowns (an
+  /// exact reduction, the same at every rank count).
+  void set_profile() {
+    std::vector<double> w(ctx_.grid.local_size());
+    ctx_.grid.evaluate(ctx_.problem.diffusivity_profile, 0.0, w.data());
+    const auto& side = ctx_.grid.boundary();
+    // min, -max and -(a point that is not a positive number): one exact reduction, so a bad
+    // profile is refused on every rank together.
+    double range[3] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity(), 0.0};
+    for (std::size_t p = 0; p < w.size(); ++p) {
+      if (side[p] != 0) continue;
+      if (!(w[p] > 0.0 && std::isfinite(w[p]))) range[2] = -1.0;
+      range[0] = std::min(range[0], w[p]);
+      range[1] = std::min(range[1], -w[p]);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, range, 3, MPI_DOUBLE, MPI_MIN, ctx_.comm);
+    if (range[2] < 0.0) {
+      throw Error("fpde: the diffusivity_profile is not a positive number at some grid point");
+    }
+    inv_w_.resize(w.size());
+    for (std::size_t p = 0; p < w.size(); ++p) inv_w_[p] = side[p] != 0 ? 1.0 : 1.0 / w[p];
+    riesz_->set_weight(std::move(w), std::sqrt(range[0] * -range[1]));
+  }
+
+  /// 1 / profile at owned point p (1 without a profile).
+  double inv_w(std::size_t p) const { return inv_w_.empty() ? 1.0 : inv_w_[p]; }
+
+  /// Newton on F(u) = M u - rhs - theta tau mask f(t_m, u) / profile, rhs_ holding everything
+  /// else (mask: 1 at the unknowns, 0 at Dirichlet boundary points).
   void solve_nonlinear(std::int64_t m) {
     current_level_ = m;
     current_scale_ = theta_ * ctx_.mesh.step(m);
@@ -269,7 +301,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
     WriteArray fa(f);
     const auto& side = self->ctx_.grid.boundary();
     for (std::size_t p = 0; p < self->fu_.size(); ++p) {
-      const double source = side[p] != 0 ? 0.0 : self->fu_[p];
+      const double source = side[p] != 0 ? 0.0 : self->fu_[p] * self->inv_w(p);
       fa.get()[p] -= self->fixed_rhs_[p] + self->current_scale_ * source;
     }
     FRACMFG_PETSC_CALLBACK_END
@@ -300,7 +332,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
     }
     const auto& side = self->ctx_.grid.boundary();
     for (std::size_t p = 0; p < np; ++p) {
-      self->dfu_[p] = side[p] != 0 ? 0.0 : self->current_scale_ * self->dfu_[p];
+      self->dfu_[p] = side[p] != 0 ? 0.0 : self->current_scale_ * self->dfu_[p] * self->inv_w(p);
     }
     FRACMFG_PETSC_CALLBACK_END
   }
@@ -326,6 +358,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
   double current_scale_ = 0.0;      ///< theta tau of that step
 
   std::unique_ptr<RieszShell> riesz_;
+  std::vector<double> inv_w_;  ///< 1 / diffusivity_profile at the owned points (empty: none)
   double theta_ = 0.5;
   CirculantKind circulant_ = CirculantKind::strang;
   double kappa_built_ = std::numeric_limits<double>::quiet_NaN();

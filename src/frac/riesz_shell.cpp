@@ -3,6 +3,7 @@
 #include <petscdmda.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
@@ -24,6 +25,9 @@ struct ShellState {
   std::vector<double> result;  // full-grid result
   double sigma = 1.0;
   double kappa = 0.0;
+  std::vector<double> weight;  // owned points; empty: 1 everywhere
+  double weight_ref = 1.0;
+  la::VecHandle scaled;  // the PC's input times weight^(1/2)
   CirculantKind kind = CirculantKind::strang;
   std::int64_t products = 0;
   std::int64_t pc_applications = 0;
@@ -65,17 +69,38 @@ struct ShellState {
 
   void apply(Vec x, Vec y, double s, double k, double k_ext) {
     const double* full = gather(x);
-    op.apply(full, result.data(), s, k, k_ext);
+    op.apply(full, result.data(), weight.empty() ? s : 0.0, k, k_ext);
     release_all(full);
     scatter_own(result, y);
+    if (!weight.empty() && s != 0.0) {
+      // y += s W^-1 x at the unknowns (the boundary rows are y = x already).
+      la::VecReadArray xa(x);
+      la::VecArray ya(y);
+      const auto& side = grid.boundary();
+      for (std::size_t p = 0; p < weight.size(); ++p) {
+        if (side[p] == 0) ya.get()[p] += s * xa.get()[p] / weight[p];
+      }
+    }
     ++products;
   }
 
+  /// W^(1/2) (sigma I + kappa weight_ref C)^-1 W^(1/2) x (W = I without a weight).
   void apply_pc(Vec x, Vec y) {
-    const double* full = gather(x);
-    op.apply_circulant_inverse(kind, full, result.data(), sigma, kappa);
+    Vec in = x;
+    if (!weight.empty()) {
+      FRACMFG_PETSC_CHECK(VecCopy(x, scaled));
+      la::VecArray sa(scaled);
+      for (std::size_t p = 0; p < weight.size(); ++p) sa.get()[p] *= std::sqrt(weight[p]);
+      in = scaled;
+    }
+    const double* full = gather(in);
+    op.apply_circulant_inverse(kind, full, result.data(), sigma, kappa * weight_ref);
     release_all(full);
     scatter_own(result, y);
+    if (!weight.empty()) {
+      la::VecArray ya(y);
+      for (std::size_t p = 0; p < weight.size(); ++p) ya.get()[p] *= std::sqrt(weight[p]);
+    }
     ++pc_applications;
   }
 };
@@ -111,7 +136,8 @@ PetscErrorCode shell_diagonal(Mat a, Vec d) {
   PetscScalar* out = nullptr;
   FRACMFG_PETSC_CHECK(VecGetArray(d, &out));
   for (std::size_t p = 0; p < g.local_size(); ++p) {
-    out[p] = g.boundary()[p] ? 1.0 : impl->sigma + impl->kappa * diag;
+    const double w = impl->weight.empty() ? 1.0 : impl->weight[p];
+    out[p] = g.boundary()[p] ? 1.0 : impl->sigma / w + impl->kappa * diag;
   }
   FRACMFG_PETSC_CHECK(VecRestoreArray(d, &out));
   FRACMFG_PETSC_CALLBACK_END
@@ -170,6 +196,21 @@ void RieszShell::set_coefficients(double sigma, double kappa) {
   impl_->kappa = kappa;
   // New values of the operator: an assembly marks the matrix as changed, so a PC built from
   // it (Jacobi, ...) is set up again.
+  FRACMFG_PETSC_CHECK(MatAssemblyBegin(impl_->mat, MAT_FINAL_ASSEMBLY));
+  FRACMFG_PETSC_CHECK(MatAssemblyEnd(impl_->mat, MAT_FINAL_ASSEMBLY));
+}
+void RieszShell::set_weight(std::vector<double> weight, double reference) {
+  const FpdeGrid& g = impl_->grid;
+  if (weight.size() != g.local_size()) {
+    throw Error("RieszShell::set_weight: expected one weight per owned grid point");
+  }
+  for (std::size_t p = 0; p < weight.size(); ++p) {
+    if (g.boundary()[p] != 0) weight[p] = 1.0;
+  }
+  if (!(reference > 0.0)) throw Error("RieszShell::set_weight: expected a positive reference");
+  impl_->weight = std::move(weight);
+  impl_->weight_ref = reference;
+  if (!impl_->scaled) FRACMFG_PETSC_CHECK(DMCreateGlobalVector(g.dm(), impl_->scaled.out()));
   FRACMFG_PETSC_CHECK(MatAssemblyBegin(impl_->mat, MAT_FINAL_ASSEMBLY));
   FRACMFG_PETSC_CHECK(MatAssemblyEnd(impl_->mat, MAT_FINAL_ASSEMBLY));
 }

@@ -18,7 +18,7 @@ constexpr std::size_t kMaxTerms = 16;
 Field fode_schema() {
   return section("fode", "Fractional ODE system D^a y_i = f_i(t, y1..yd), i = 1..d (Caputo), or with `terms` one multi-term equation sum_k c_k D^{a_k} y = f(t, y), on [0, T].", {
     reals("order", 1, kMaxComponents, "orders a in (0, 2): one for all components or one per component").greater_than(0).less_than(2).optional("required unless fode.terms is given"),
-    section("terms", "A multi-term equation sum_k c_k D^{a_k} y = f(t, y) for one unknown y (y1 in fode.rhs, which then holds one formula); fode.initial holds y(0), and y'(0) when the highest order is > 1. Instead of fode.order.", {
+    section("terms", "A multi-term equation sum_k c_k D^{a_k} y = f(t, y) for one unknown y (written y or y1 in fode.rhs, which then holds one formula); fode.initial holds y(0), and y'(0) when the highest order is > 1. Instead of fode.order.", {
       reals("order", 1, kMaxTerms, "orders a_k in [0, 2] (D^0 y = y), distinct, at least one > 0").at_least(0).at_most(2).optional("required in fode.terms"),
       reals("coefficient", 1, kMaxTerms, "coefficients c_k, one per order; the highest order's must not be 0").optional("required in fode.terms"),
     }),
@@ -87,7 +87,7 @@ void check_terms(const Value& fode, const Value& terms, const std::string& file)
   const Value& rhs = fode.at("rhs");
   if (rhs.texts.size() != 1) {
     fail(file, rhs.pos, rhs.path,
-         "expected 1 formula f(t, y1) with " + terms.path + " (one unknown), got " +
+         "expected 1 formula f(t, y) with " + terms.path + " (one unknown), got " +
              std::to_string(rhs.texts.size()));
   }
   const std::size_t needed = top > 1.0 ? 2 : 1;

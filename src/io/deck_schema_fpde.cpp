@@ -29,7 +29,7 @@ Field fpde_schema() {
       real("grading", "grading exponent r of t_n = T (n / steps)^r; 1: uniform; at most 200 / log10(steps), so the first step T steps^-r is at least 1e-200 T").at_least(1).def(1.0),
     }),
     real("diffusivity", "diffusion coefficient K (times diffusivity_profile when given)").greater_than(0).required(),
-    expression("diffusivity_profile", xy, "time_fractional: K(x, y) = diffusivity * profile(x, y), positive at the grid's points and half points; the 5-point operator takes K at the half points (symmetric)").optional("K constant when absent").only_when("fpde.type", {"time_fractional"}),
+    expression("diffusivity_profile", xy, "K(x, y) = diffusivity * profile(x, y), positive at the grid's points (and half points for time_fractional); time_fractional: div(K grad u), K at the half points of the 5-point operator (symmetric); space_fractional: K(x, y) (-Laplace)^(a/2) u, K multiplying the Riesz operator at each point").optional("K constant when absent"),
     expression("initial", xy, "initial condition u(0, x, y)").required(),
     expression("source", xytu, "source term f(x, y, t) or f(x, y, t, u); with u each step is solved by Newton's method").def("0"),
     expression("source_derivative", xytu, "df/du of a source that uses u, for the Newton Jacobian").optional("forward differences when absent: (f(u + d) - f(u)) / d, d = 2^-26 max(1, |u|)"),
@@ -50,10 +50,11 @@ constexpr double kMinTimeOrder = 1e-6;
 constexpr double kMinFirstStepDecades = 200.0;
 constexpr double kMaxStencilCoefficient = 1e300;
 
-/// The profile must be a positive number at every point and half point of the grid (the
-/// 5-point operator evaluates it at the half points; a positive K keeps it an M-matrix).
+/// The profile must be a positive number at every point of the grid and, for the 5-point
+/// operator of time_fractional (which evaluates it at the half points; a positive K keeps it
+/// an M-matrix), at every half point too. space_fractional evaluates it at the points.
 void check_profile(const Value& profile, const Value& points, const Value& length, bool periodic,
-                   const std::string& file) {
+                   bool half_points, const std::string& file) {
   const core::Expression k(profile.text, {"x", "y"});
   const std::size_t dim = length.reals.size();
   long long count[2] = {1, 1};
@@ -65,12 +66,14 @@ void check_profile(const Value& profile, const Value& points, const Value& lengt
   }
   for (long long j = 0; j < count[1]; ++j) {
     for (long long i = 0; i < count[0]; ++i) {
+      if (!half_points && (i % 2 != 0 || j % 2 != 0)) continue;
       const double xy[2] = {static_cast<double>(i) * half[0], static_cast<double>(j) * half[1]};
       const double v = k.evaluate(xy);
       if (!(v > 0.0 && std::isfinite(v))) {
         fail(file, profile.pos, profile.path,
-             "expected a formula positive at the grid's points and half points; at (x, y) = (" +
-                 format_real(xy[0]) + ", " + format_real(xy[1]) + ") it is " + format_real(v));
+             std::string("expected a formula positive at the grid's points") +
+                 (half_points ? " and half points" : "") + "; at (x, y) = (" + format_real(xy[0]) +
+                 ", " + format_real(xy[1]) + ") it is " + format_real(v));
       }
     }
   }
@@ -123,7 +126,7 @@ void check_fpde(const Value& root, const std::string& file) {
     }
   }
   if (const Value* profile = fpde.find("diffusivity_profile")) {
-    check_profile(*profile, points, length, periodic, file);
+    check_profile(*profile, points, length, periodic, type.text == "time_fractional", file);
   }
   for (const char* key :
        {"initial", "source", "source_derivative", "diffusivity_profile", "boundary_value"}) {

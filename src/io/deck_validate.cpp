@@ -76,6 +76,7 @@ std::vector<std::string> item_variables(const Field& f, const std::string& text,
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
   };
   std::vector<std::size_t> indices;
+  bool bare = false;  // the family's bare name, the one member of a one-item list
   for (std::size_t i = 0; i < text.size();) {
     if (!name_char(text[i])) {
       ++i;
@@ -85,6 +86,7 @@ std::vector<std::string> item_variables(const Field& f, const std::string& text,
     while (end < text.size() && name_char(text[end])) ++end;
     // A name family + k with 1 <= k <= d, written without leading zeros.
     const std::size_t length = end - i;
+    if (d == 1 && length == family.size() && text.compare(i, length, family) == 0) bare = true;
     if (length > family.size() && length - family.size() <= 19 &&
         text.compare(i, family.size(), family) == 0 && text[i + family.size()] != '0') {
       std::size_t k = 0;
@@ -100,6 +102,7 @@ std::vector<std::string> item_variables(const Field& f, const std::string& text,
   std::sort(indices.begin(), indices.end());
   indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
   for (const std::size_t k : indices) out.push_back(family + std::to_string(k));
+  if (bare) out.push_back(family);
   return out;
 }
 

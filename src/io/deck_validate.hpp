@@ -14,7 +14,8 @@ Value validate_deck(const std::string& text, const std::string& file);
 
 /// The variables of item `text` of an expression list of `length` items: for a list with an
 /// indexed family (y1..yd), the fixed variables and the members of the family the text names
-/// (in index order), else all of the field's variables. Cost: linear in the text's length.
+/// (in index order) and, in a one-item list, the family's bare name (y, the same as y1) when
+/// the text names it; else all of the field's variables. Cost: linear in the text's length.
 std::vector<std::string> item_variables(const Field& f, const std::string& text,
                                         std::size_t length);
 

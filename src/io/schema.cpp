@@ -132,6 +132,8 @@ std::vector<std::string> Field::variables_for(std::size_t length) const {
   std::vector<std::string> vars = variables_;
   if (!indexed_variable_.empty()) {
     for (std::size_t i = 1; i <= length; ++i) vars.push_back(indexed_variable_ + std::to_string(i));
+    // One member: the family's bare name is that member too (y for y1).
+    if (length == 1) vars.push_back(indexed_variable_);
   }
   return vars;
 }
@@ -216,7 +218,8 @@ std::string number_expectation(const Field& f, bool integer, bool plural) {
 std::string variables_text(const Field& f) {
   std::vector<std::string> names = f.variables();
   if (!f.indexed_variable().empty()) {
-    names.push_back(f.indexed_variable() + "1.." + f.indexed_variable() + "d");
+    names.push_back(f.indexed_variable() + "1.." + f.indexed_variable() + "d (" +
+                    f.indexed_variable() + " for " + f.indexed_variable() + "1 when d = 1)");
   }
   return join(names, ", ");
 }
@@ -436,7 +439,8 @@ std::string deck_reference_markdown() {
      << "- Numbers must not be quoted; `1e-8`, `1.0e-8` and `0.00000001` are the same.\n"
      << "- Expressions are formulas in double quotes, e.g. `\"exp(-(x-0.3)^2/0.005)\"`.\n"
      << "  Variables: `x` in [0, Lx] and `y` in [0, Ly] (position; `y` only in 2D domains),\n"
-     << "  `t` in [0, T] (time), `y1`..`yd` (components of a fractional ODE system).\n"
+     << "  `t` in [0, T] (time), `y1`..`yd` (components of a fractional ODE system; `y` is\n"
+     << "  `y1` when there is one unknown).\n"
      << "  Operators `+ - * / ^` (power), comparisons, `&&`, `||`, `c ? a : b`; constants\n"
      << "  `pi`, `e`; functions:\n ";
   // Wrapped like the prose above, so the Markdown source reads well too.

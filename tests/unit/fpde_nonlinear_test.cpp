@@ -10,6 +10,8 @@
 // Orders asserted (within 0.15 of the theory):
 //  - time: 2 - a for u* = (1 + t^2) sin(pi x) on a uniform mesh, with the Laplacian replaced
 //    by its discrete eigenvalue in the source, so that only the L1 error is measured;
+//  - time on graded meshes: min(r a, 2 - a) for u* = (1 + t^a) sin(pi x) (a weak singularity
+//    at t = 0), max over the time levels; a on the uniform mesh;
 //  - space: 2 for u* = (1 + t) g(x), linear in time (the L1 scheme is exact there);
 //  - space_fractional: 2 (Crank-Nicolson) and 1 (implicit Euler) in time on a periodic grid
 //    with the discrete symbol, 2 in space for the Dirichlet solution of Celik & Duman.
@@ -17,6 +19,7 @@
 #include <petscsys.h>
 #include <petscvec.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -152,6 +155,51 @@ TEST(FpdeNonlinear, AllenCahnAndFisherConvergeAtOrderTwoMinusAlphaInTime) {
       std::snprintf(title, sizeof title, "%s, time, alpha %.1f", m->name, alpha);
       print_table(title, steps, err);
       for (double p : orders(err)) EXPECT_NEAR(p, 2.0 - alpha, 0.15) << m->name << " " << alpha;
+    }
+  }
+}
+
+TEST(FpdeNonlinear, GradedMeshGivesOrderMinOfTwoMinusAlphaAndRAlphaForAWeakSingularity) {
+  // u* = (1 + t^a) sin(pi x): u_t ~ t^(a - 1), the weak singularity of a typical solution.
+  // The L1 scheme on t_n = T (n / N)^r has max_n |u(t_n) - U^n| = O(N^-min(r a, 2 - a))
+  // (Stynes, O'Riordan & Gracia, SIAM J. Numer. Anal. 55 (2017) 1057, Theorem 5.2; for
+  // semilinear sources Liao, Li & Zhang, SIAM J. Numer. Anal. 56 (2018) 1112): a on the
+  // uniform mesh, 2 a for r = 2 (< 2 - a) and 2 - a for r = (2 - a) / a. The source takes the
+  // discrete eigenvalue of sin(pi x), so only the time error is measured; D^a t^a =
+  // Gamma(1 + a).
+  const double alpha = 0.5;
+  const std::string exact = "(1+t^" + num(alpha) + ")*sin(pi*x)";
+  for (const Model* m : {&kAllenCahn, &kFisher}) {
+    for (double r : {1.0, 2.0, (2.0 - alpha) / alpha}) {
+      Case c;
+      c.alpha = alpha;
+      c.points = 33;
+      c.initial = "sin(pi*x)";
+      c.derivative = m->derivative;
+      const double lambda = discrete_eigenvalue(c.points);
+      c.source = m->f + " - (" + m->of(exact) + ") + sin(pi*x)*(" + num(std::tgamma(1 + alpha)) +
+                 "+" + num(c.diffusivity * lambda) + "*(1+t^" + num(alpha) + "))";
+      std::vector<int> steps = {128, 256, 512, 1024};
+      std::vector<double> err;
+      for (int n : steps) {
+        c.steps = n;
+        io::FpdeConfig cfg = make_config(c);
+        cfg.time.grading = r;
+        FpdeSolver solver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(cfg));
+        const core::Expression u_exact(exact, {"x", "y", "t"});
+        double worst = 0.0;  // max over the time levels
+        solver.run_until(
+            n, [&](const FpdeSolver& s) { worst = std::max(worst, s.error_against(u_exact).max); });
+        err.push_back(worst);
+      }
+      const double expected = std::min(2.0 - alpha, r * alpha);
+      char title[112];
+      std::snprintf(title, sizeof title,
+                    "%s, u = (1 + t^%.1f) sin(pi x), grading r = %.1f: max_n error, expected "
+                    "order %.2f",
+                    m->name, alpha, r, expected);
+      print_table(title, steps, err);
+      for (double p : orders(err)) EXPECT_NEAR(p, expected, 0.15) << m->name << " r " << r;
     }
   }
 }

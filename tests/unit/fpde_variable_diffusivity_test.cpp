@@ -1,8 +1,8 @@
 // Time-fractional diffusion with a variable diffusivity D_t^a u = div(K grad u) + f,
 // K(x, y) = diffusivity * profile(x, y) (frac::FpdeSolver, type time_fractional): second
 // order in space against exact solutions (1D and 2D, Dirichlet, Neumann and periodic), a
-// symmetric operator, the same solution as the constant-K code for a constant profile, and
-// the refusal for space_fractional.
+// symmetric operator and the same solution as the constant-K code for a constant profile
+// (space_fractional with a profile: fpde_riesz_variable_diffusivity_test.cpp).
 //
 // Exact solutions are linear in time, u = (1 + t) g, where the L1 scheme is exact, so only
 // the spatial error (the 5-point operator with K at the half points) is measured.
@@ -160,14 +160,6 @@ TEST(FpdeVariableDiffusivity, ConstantProfileGivesTheConstantDiffusivitySolution
     VecRestoreArrayRead(profiled.solution(), &c);
     EXPECT_LE(diff, 1e-9) << "boundary " << static_cast<int>(b);
   }
-}
-
-TEST(FpdeVariableDiffusivity, SpaceFractionalRefusesAProfile) {
-  auto cfg = config(1, Boundary::dirichlet, 21);
-  cfg.type = io::FpdeConfig::Type::space_fractional;
-  cfg.order = 1.5;
-  cfg.diffusivity_profile = {"1 + x", {"x", "y"}};
-  EXPECT_THROW(FpdeSolver(PETSC_COMM_WORLD, frac::fpde_problem_from_config(cfg)), Error);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 // forward-difference Jacobians (the deck's newton.jacobian: finite_difference).
 //
 // A deck with fode.terms describes one multi-term equation instead (multi_term_setup(): a
-// frac::MultiTermProblem whose f(t, y) is the one formula of fode.rhs with y1 = y).
+// frac::MultiTermProblem whose f(t, y) is the one formula of fode.rhs, its unknown written y
+// or y1).
 
 #include <mpi.h>
 

@@ -61,8 +61,10 @@ struct FpdeProblem {
   Grid grid;           ///< points per direction
   Time time;           ///< horizon, steps, grading
   double diffusivity = 1.0;
-  /// time_fractional: K(x, y) = diffusivity * diffusivity_profile(x, y, 0), > 0, taken at the
-  /// half points of the 5-point operator (symmetric); empty: K = diffusivity everywhere.
+  /// K(x, y) = diffusivity * diffusivity_profile(x, y, 0), > 0. time_fractional: taken at the
+  /// half points of the 5-point operator, div(K grad u) (symmetric); space_fractional: at the
+  /// grid points, multiplying the Riesz operator row by row, K(x) (-Laplace)^(s/2) u. Empty:
+  /// K = diffusivity everywhere.
   FpdeFunction diffusivity_profile;
   History history;  ///< time_fractional only
   Solver solver;

@@ -44,9 +44,13 @@
 //   the theta weights, the Jacobian I + theta tau K A - theta tau diag(df/du) a shell matrix
 //   (the FFT product plus the diagonal) with the circulant PC of the Riesz part. df/du is
 //   FpdeProblem::nonlinear_source_derivative when set, else forward differences.
-//   A diffusivity_profile (time_fractional) makes K vary in space: the operator is
+//   A diffusivity_profile makes K vary in space. time_fractional: the operator is
 //   W div(K grad u) with K at the half points x_i -+ h/2 (mirrored at a Neumann side), so
-//   the matrix stays symmetric; space_fractional refuses it (fracmfg::Error).
+//   the matrix stays symmetric. space_fractional: u_t = -K(x, y) (-Laplace)^(s/2) u + f,
+//   K multiplying the Riesz operator row by row (diag(K) A); each step's rows are divided
+//   by the profile, so the matrix diag(1/profile) + theta tau K A stays symmetric positive
+//   definite (CG), and the circulant PC is scaled by profile^(1/2) on both sides around the
+//   circulant of K sqrt(min profile max profile) (riesz_shell.hpp).
 //   -fpde_time_scheme euler|crank_nicolson chooses the space_fractional time scheme.
 // The solver's own options (-fpde_pc_lag_ratio, -fpde_time_scheme, -fpde_circulant) are
 // registered in the options block "fracmfg fpde options", so -help lists them.

@@ -24,6 +24,14 @@
 // sigma > 0, kappa >= 0, so CG applies. MatMult, MatMultTranspose and MatGetDiagonal are
 // provided. The preconditioner applies (sigma I + kappa C)^-1 with the current
 // coefficients (see RieszOperator::apply_circulant_inverse).
+//
+// A weight w > 0 per point (set_weight; a variable diffusivity K(x) = K w(x) in
+// u_t = -K(x) (-Laplace)^(s/2) u) divides sigma: the rows at the unknowns become
+// sigma x / w + kappa T x, i.e. the step matrix I + kappa diag(w) T multiplied by diag(w)^-1
+// row by row, which keeps it symmetric positive definite (CG still applies). The
+// preconditioner is then W^(1/2) (sigma I + kappa w_ref C)^-1 W^(1/2): exact for a constant
+// weight, and for a smooth one W^(1/2) T W^(1/2) stays close to w_ref T (the weight varies
+// slowly against the operator's kernel), so the Krylov counts stay bounded as h -> 0.
 // Collective: the constructor, apply() and the PETSc operations on matrix() and the PC.
 
 #include <petscksp.h>
@@ -31,6 +39,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "fracmfg/frac/fpde_grid.hpp"
 #include "fracmfg/frac/riesz_operator.hpp"
@@ -54,9 +63,14 @@ class RieszShell {
   void set_coefficients(double sigma, double kappa);
   double sigma() const;
   double kappa() const;
+  /// The weights w_p > 0 of the owned points (DMDA order; replaced by 1 at Dirichlet
+  /// boundary points) and the reference w_ref of the preconditioner, the same on every rank.
+  /// Marks the matrix as changed. Collective.
+  void set_weight(std::vector<double> weight, double reference);
 
-  /// y = sigma x + kappa T x + kappa_exterior E(x) at the unknowns and y = x at boundary
-  /// points (the affine operator with the boundary values as exterior data). Collective.
+  /// y = sigma x / w + kappa T x + kappa_exterior E(x) at the unknowns (w = 1 without a weight) and
+  /// y = x at boundary points (the affine operator with the boundary values as exterior data).
+  /// Collective.
   void apply(Vec x, Vec y, double sigma, double kappa, double kappa_exterior);
 
   /// Makes pc a PCSHELL applying the circulant inverse of `kind`. Collective.

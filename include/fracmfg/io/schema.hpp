@@ -103,6 +103,8 @@ class Field {
   /// Expression lists: the indexed family ("y" gives y1..yd, d = list length), or "".
   const std::string& indexed_variable() const { return indexed_variable_; }
   /// Variables of an expression (list item) when the list has `length` items.
+  /// The variables of a list of `length` items: the fixed ones, then the indexed family's
+  /// members and, for one item, the family's bare name (y for y1).
   std::vector<std::string> variables_for(std::size_t length) const;
 
   bool has_condition() const { return !condition_path_.empty(); }
