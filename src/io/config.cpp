@@ -134,8 +134,11 @@ bool operator==(const ExpressionSpec& a, const ExpressionSpec& b) {
 }
 
 bool operator==(const ExecutionConfig& a, const ExecutionConfig& b) {
-  return std::tie(a.backend, a.learn, a.report, a.max_ranks_per_gpu) ==
-         std::tie(b.backend, b.learn, b.report, b.max_ranks_per_gpu);
+  const auto key = [](const ExecutionConfig& c) {
+    return std::tie(c.backend, c.learn, c.report, c.max_ranks_per_gpu, c.balance.grid,
+                    c.balance.interval, c.balance.threshold, c.balance.patience);
+  };
+  return key(a) == key(b);
 }
 
 bool operator==(const OutputConfig& a, const OutputConfig& b) {
@@ -238,6 +241,10 @@ ExecutionConfig execution_config(const Value& root) {
   r.boolean("learn", c.learn);
   r.boolean("report", c.report);
   r.integer("max_ranks_per_gpu", c.max_ranks_per_gpu);
+  r.boolean("balance.grid", c.balance.grid);
+  r.integer("balance.interval", c.balance.interval);
+  r.real("balance.threshold", c.balance.threshold);
+  r.integer("balance.patience", c.balance.patience);
   return c;
 }
 

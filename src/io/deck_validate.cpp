@@ -515,7 +515,10 @@ class Validator {
   }
 
   std::string not_applicable_message(const Field& f, const std::string& actual) const {
-    if (f.condition_path() == "problem") {
+    // A problem's own section (mfg, fode, fpde); other keys get the general message.
+    const auto& words = f.condition_words();
+    if (f.condition_path() == "problem" &&
+        std::find(words.begin(), words.end(), f.name()) != words.end()) {
       return "section does not match problem: " + actual + " (expected a " + actual + " section)";
     }
     return "only used when " + f.condition_path() + " is " + condition_words(f) + " (here it is " +

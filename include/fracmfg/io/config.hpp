@@ -38,6 +38,15 @@ struct ExecutionConfig {
   bool learn = true;
   bool report = false;
   int max_ranks_per_gpu = 4;
+  /// execution.balance: re-splitting a grid over the ranks by their measured speed
+  /// (exec/balance_policy.hpp); the FPDE solver's grid (frac::FpdeBalanceOptions).
+  struct Balance {
+    bool grid = false;       ///< re-split the grid (off: PETSc's even split throughout)
+    int interval = 10;       ///< observe (and possibly re-split) every this many steps
+    double threshold = 0.2;  ///< imbalance max t / mean t - 1 that counts as imbalanced
+    int patience = 2;        ///< consecutive imbalanced observations before a re-split
+  };
+  Balance balance;
 };
 
 /// output: results and checkpoints.
