@@ -7,6 +7,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/dmda_migration.hpp"
 
 namespace fracmfg::frac {
 
@@ -64,6 +65,22 @@ FpdeGrid::FpdeGrid(MPI_Comm comm, const io::FpdeConfig::Domain& domain,
                                      PETSC_DECIDE, 1, 1, nullptr, nullptr, dm_.out()));
   }
   FRACMFG_PETSC_CHECK(DMSetUp(dm_));
+  set_points();
+}
+
+FpdeGrid::FpdeGrid(const FpdeGrid& like, const std::vector<PetscInt>& lx,
+                   const std::vector<PetscInt>& ly)
+    : comm_(like.comm_),
+      dim_(like.dim_),
+      kind_(like.kind_),
+      n_(like.n_),
+      h_(like.h_),
+      dm_(exec::create_dmda_like(like.dm_, lx, ly)) {
+  set_points();
+}
+
+void FpdeGrid::set_points() {
+  const bool per = periodic();
   PetscInt xs = 0, ys = 0, zs = 0, xm = 0, ym = 0, zm = 0;
   FRACMFG_PETSC_CHECK(DMDAGetCorners(dm_, &xs, &ys, &zs, &xm, &ym, &zm));
   start_ = {xs, dim_ == 2 ? ys : 0};
@@ -126,6 +143,18 @@ void FpdeGrid::evaluate_at(const FpdeFunction& f, double t, std::size_t n, const
     return;
   }
   for (std::size_t k = 0; k < n; ++k) out[k] = f(xs[k], ys[k], t);
+}
+
+std::vector<PetscInt> FpdeGrid::ownership(int direction) const {
+  if (direction == 1 && dim_ == 1) return {1};
+  const PetscInt* lx = nullptr;
+  const PetscInt* ly = nullptr;
+  PetscInt px = 0, py = 0;
+  FRACMFG_PETSC_CHECK(DMDAGetInfo(dm_, nullptr, nullptr, nullptr, nullptr, &px, &py, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(dm_, &lx, &ly, nullptr));
+  if (direction == 0) return {lx, lx + px};
+  return {ly, ly + py};
 }
 
 la::DmHandle FpdeGrid::create_companion(PetscInt dof) const {

@@ -39,6 +39,15 @@ class FpdeGrid {
   FpdeGrid(MPI_Comm comm, const io::FpdeConfig::Domain& domain, const io::FpdeConfig::Grid& grid);
   /// The grid of config.domain and config.grid. Collective.
   FpdeGrid(MPI_Comm comm, const io::FpdeConfig& config);
+  /// The grid `like` (same communicator, points and process grid) with the ownership ranges
+  /// lx (x points per rank column, sum points(0)) and, in 2D, ly (y points per rank row, sum
+  /// points(1)): a load-balance re-split (exec::create_dmda_like). Collective; Error for
+  /// ranges that do not fit.
+  FpdeGrid(const FpdeGrid& like, const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly);
+  FpdeGrid(FpdeGrid&&) noexcept = default;
+  FpdeGrid& operator=(FpdeGrid&&) noexcept = default;
+  FpdeGrid(const FpdeGrid&) = delete;
+  FpdeGrid& operator=(const FpdeGrid&) = delete;
 
   DM dm() const { return dm_; }
   MPI_Comm comm() const { return comm_; }
@@ -81,8 +90,13 @@ class FpdeGrid {
   /// A DMDA of the same sizes and decomposition with `dof` components per point (for
   /// multi-component data such as the history state of a checkpoint). Collective.
   la::DmHandle create_companion(PetscInt dof) const;
+  /// Points owned by each rank column (direction 0, PETSc's lx) or row (1, ly; {1} in 1D).
+  std::vector<PetscInt> ownership(int direction) const;
 
  private:
+  /// The owned box, coordinates and boundary sides from dm_.
+  void set_points();
+
   MPI_Comm comm_;
   int dim_;
   io::FpdeConfig::Domain::Boundary kind_;
