@@ -18,6 +18,7 @@
 #include <petscvec.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,16 @@ struct FpdeStepContext {
   FpdeStatistics& stats;
 };
 
+/// A scheme's state beyond u, for a re-split of the grid (FpdeSolver's load balance): `dof`
+/// values per owned point, point-major (values[p * dof + k]), which move with their points,
+/// and values that do not depend on the split.
+struct FpdeStepperState {
+  std::size_t dof = 0;
+  std::vector<double> values;
+  std::int64_t levels = 0;     ///< the L1 history's increments recorded
+  std::vector<double> global;  ///< split-independent scalars
+};
+
 class FpdeStepper {
  public:
   explicit FpdeStepper(const FpdeStepContext& context) : ctx_(context) {}
@@ -69,6 +80,13 @@ class FpdeStepper {
   /// checkpoint of another problem. Collective.
   virtual void read_state(io::CheckpointReader& checkpoint,
                           const std::function<void(const std::string&)>& mismatch) = 0;
+  /// The state to carry over to a stepper built on another split of the grid; the default
+  /// is none, for a scheme whose state is u alone (a stepper built afresh continues the
+  /// run, as after read_state). Not collective.
+  virtual FpdeStepperState export_state() const { return {}; }
+  /// Takes over an exported state whose per-point values were moved to this stepper's
+  /// owned points (state.values has grid.local_size() * state.dof entries). Collective.
+  virtual void import_state(const FpdeStepperState& /*state*/) {}
   /// The linear solver (inside the SNES for a nonlinear source).
   virtual KSP ksp() const = 0;
   /// The L1 history (nullptr for schemes without one).

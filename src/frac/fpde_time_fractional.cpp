@@ -179,17 +179,15 @@ class TimeFractionalStepper final : public FpdeStepper {
     ck.add_scalar_string("history_method", io::to_string(ctx_.problem.history.method));
     ck.add_scalar_int64("history_levels", history_->levels());
     ck.add_scalar_double("pc_coefficient", c_pc_);
-    const auto vectors = static_cast<PetscInt>(history_->state_size());
-    la::DmHandle companion = ctx_.grid.create_companion(vectors);
-    la::VecHandle state;
-    FRACMFG_PETSC_CHECK(DMCreateGlobalVector(companion, state.out()));
+    const FpdeStepperState state = export_state();
+    la::DmHandle companion = ctx_.grid.create_companion(static_cast<PetscInt>(state.dof));
+    la::VecHandle vec;
+    FRACMFG_PETSC_CHECK(DMCreateGlobalVector(companion, vec.out()));
     {
-      WriteArray s(state);
-      for (std::size_t k = 0; k < history_->state_size(); ++k) {
-        history_->save_state(k, s.get() + k, static_cast<std::size_t>(vectors));
-      }
+      WriteArray s(vec);
+      std::copy(state.values.begin(), state.values.end(), s.get());
     }
-    ck.add_field("history", companion, state);
+    ck.add_field("history", companion, vec);
   }
 
   void read_state(io::CheckpointReader& rk,
@@ -197,22 +195,42 @@ class TimeFractionalStepper final : public FpdeStepper {
     if (rk.scalar_string("history_method") != io::to_string(ctx_.problem.history.method)) {
       mismatch("history method");
     }
-    const std::int64_t levels = rk.scalar_int64("history_levels");
+    FpdeStepperState state;
+    state.levels = rk.scalar_int64("history_levels");
     const io::FieldShape hs = rk.field_shape("history");
     la::DmHandle companion = ctx_.grid.create_companion(hs.dof);
-    la::VecHandle state;
-    FRACMFG_PETSC_CHECK(DMCreateGlobalVector(companion, state.out()));
-    rk.read_field("history", companion, state);
+    la::VecHandle vec;
+    FRACMFG_PETSC_CHECK(DMCreateGlobalVector(companion, vec.out()));
+    rk.read_field("history", companion, vec);
+    state.dof = static_cast<std::size_t>(hs.dof);
     {
-      ReadArray s(state);
-      const auto vectors = static_cast<std::size_t>(hs.dof);
-      history_->load_state(levels, vectors, s.get(), vectors, 1);
+      ReadArray s(vec);
+      state.values.assign(s.get(), s.get() + state.dof * ctx_.grid.local_size());
     }
+    // The preconditioner of the uninterrupted run at this step was built for c_pc.
+    state.global = {rk.scalar_double("pc_coefficient")};
+    import_state(state);
+  }
+
+  /// The L1 history (its state vectors at each point) and the coefficient the lagged
+  /// preconditioner was built for.
+  FpdeStepperState export_state() const override {
+    FpdeStepperState state;
+    state.dof = history_->state_size();
+    state.levels = history_->levels();
+    state.values.resize(state.dof * ctx_.grid.local_size());
+    for (std::size_t k = 0; k < state.dof; ++k) {
+      history_->save_state(k, state.values.data() + k, state.dof);
+    }
+    state.global = {c_pc_};
+    return state;
+  }
+
+  void import_state(const FpdeStepperState& state) override {
+    history_->load_state(state.levels, state.dof, state.values.data(), state.dof, 1);
     c_built_ = std::numeric_limits<double>::quiet_NaN();
-    if (!nonlinear_) {
-      // The preconditioner of the uninterrupted run at this step was built for c_pc.
-      const double c_pc = rk.scalar_double("pc_coefficient");
-      if (!std::isnan(c_pc)) build_preconditioner(c_pc);
+    if (!nonlinear_ && !state.global.empty() && !std::isnan(state.global[0])) {
+      build_preconditioner(state.global[0]);
     }
   }
 
