@@ -67,6 +67,11 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   so.progress_interval = options.progress_interval >= 0.0
                              ? options.progress_interval
                              : core::progress_interval_from_environment(log);
+  const io::ExecutionConfig::Balance& balance = deck.execution().balance;
+  so.balance.enabled = balance.grid;
+  so.balance.interval = balance.interval;
+  so.balance.threshold = balance.threshold;
+  so.balance.patience = balance.patience;
   std::optional<FpdeSolver> solver;
   core::collective(comm, [&] { solver.emplace(comm, fpde_problem_from_config(config), so); });
   if (!options.restart.empty()) {
@@ -156,6 +161,7 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   }
   summary.last_step = solver->step();
   summary.stats = solver->statistics();
+  hist = solver->history();  // a re-split of the grid builds the history again
 
   // 5. Commit and report.
   core::collective(comm, [&] { out->commit(); });
@@ -168,6 +174,9 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
                : std::string(),
            hist ? ", history " + std::to_string(hist->stored_bytes() / 1024) + " KiB per rank"
                 : std::string(),
+           st.resplits > 0 ? ", " + std::to_string(st.resplits) + " grid re-splits (" +
+                                 std::to_string(st.resplit_seconds) + " s)"
+                           : std::string(),
            "; wrote ", summary.outputs, " fields to ", summary.file,
            summary.checkpoint.empty() ? std::string() : ", checkpoint " + summary.checkpoint);
   return summary;

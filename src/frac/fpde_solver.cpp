@@ -13,6 +13,7 @@
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/progress.hpp"
+#include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
 
@@ -37,6 +38,10 @@ struct FpdeSolver::Impl {
   FpdeStatistics stats;
   la::VecHandle u;
   std::unique_ptr<FpdeStepper> stepper;
+  /// The load balance (options.balance.enabled; nullptr otherwise).
+  std::unique_ptr<exec::Rebalancer> rebalancer;
+  /// This rank's step work since the last observation [s].
+  double window_seconds = 0.0;
 
   /// The last step of the solve() in progress (-1: none; the lines count to the end).
   std::int64_t target = -1;
@@ -60,6 +65,20 @@ struct FpdeSolver::Impl {
       WriteArray w(u);
       grid.evaluate(problem.initial, 0.0, w.get());
     }
+    make_stepper();
+    const FpdeBalanceOptions& b = options.balance;
+    if (b.enabled) {
+      if (b.interval < 1) throw Error("fpde: balance interval must be >= 1");
+      exec::RebalanceOptions ro;
+      ro.threshold = b.threshold;
+      ro.patience = b.patience;
+      ro.min_per_rank = 2;  // the stencil width (1) and the boundary closures
+      rebalancer =
+          std::make_unique<exec::Rebalancer>(comm, ro, options.log, exec::dmda_layout(grid.dm()));
+    }
+  }
+
+  void make_stepper() {
     const FpdeStepContext context{comm, problem, options, grid, mesh, u, stats};
     // The one place a scheme is chosen; a new one adds a case (fpde_stepper.hpp).
     switch (problem.type) {
@@ -68,13 +87,72 @@ struct FpdeSolver::Impl {
     }
   }
 
+  /// Every options.balance.interval steps: the ranks' step work over those steps into the
+  /// balance policy, and a re-split when it asks for one. Collective.
+  void balance() {
+    if (!rebalancer || n % options.balance.interval != 0 || n >= mesh.steps()) return;
+    const auto points = static_cast<PetscInt>(grid.local_size());
+    double seconds = window_seconds;
+    if (options.balance.speed) {
+      const double speed = options.balance.speed(rebalancer->rank(), n);
+      seconds = static_cast<double>(points) * static_cast<double>(options.balance.interval) / speed;
+    }
+    window_seconds = 0.0;
+    const exec::RebalanceDecision& d = rebalancer->observe(seconds, points);
+    if (d.resplit) resplit(d.lx, d.ly);
+  }
+
+  /// Moves u and the scheme's state to a grid with the ownership ranges lx (ly) and builds
+  /// the scheme again on it. Collective.
+  void resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
+    const auto t0 = Clock::now();
+    FpdeStepperState state = stepper->export_state();
+    FpdeGrid next(grid, lx, ly);
+    la::VecHandle u_next = exec::migrate(grid.dm(), u, next.dm());
+    if (state.dof > 0) {
+      const auto dof = static_cast<PetscInt>(state.dof);
+      la::DmHandle from = grid.create_companion(dof);
+      la::DmHandle to = next.create_companion(dof);
+      la::VecHandle old_values;
+      FRACMFG_PETSC_CHECK(DMCreateGlobalVector(from, old_values.out()));
+      {
+        WriteArray w(old_values);
+        std::copy(state.values.begin(), state.values.end(), w.get());
+      }
+      la::VecHandle new_values = exec::migrate(from, old_values, to);
+      ReadArray r(new_values);
+      state.values.assign(r.get(), r.get() + state.dof * next.local_size());
+    }
+    stepper.reset();  // it refers to the grid and u replaced here
+    grid = std::move(next);
+    u = std::move(u_next);
+    make_stepper();
+    stepper->import_state(state);
+    ++stats.resplits;
+    stats.resplit_seconds += seconds_since(t0);
+    const std::vector<PetscInt> counts = grid.ownership(0);
+    std::ostringstream os;
+    os << "fpde: grid re-split at step " << n << ", points per rank in x:";
+    for (PetscInt c : counts) os << ' ' << c;
+    if (grid.dimension() == 2) {
+      os << "; in y:";
+      for (PetscInt c : grid.ownership(1)) os << ' ' << c;
+    }
+    options.log.info(os.str());
+  }
+
   void advance() {
     if (n >= mesh.steps()) throw Error("fpde: advance() after the last step");
     const auto t0 = Clock::now();
+    const double solve_before = stats.solve_seconds;
     stepper->advance(n);
+    const double work = seconds_since(t0) - (stats.solve_seconds - solve_before);
+    stats.work_seconds += work;
+    window_seconds += work;
     ++n;
     ++stats.steps;
     check_finite();
+    balance();
     const double step_seconds = seconds_since(t0);
     stats.total_seconds += step_seconds;
     report(step_seconds);
@@ -162,6 +240,9 @@ DM FpdeSolver::dm() const {
 }
 Vec FpdeSolver::solution() const {
   return impl_->u;
+}
+std::vector<PetscInt> FpdeSolver::ownership(int direction) const {
+  return impl_->grid.ownership(direction);
 }
 std::int64_t FpdeSolver::step() const {
   return impl_->n;
@@ -260,6 +341,7 @@ void FpdeSolver::restart(const std::string& path) {
   rk.read_field("u", dm(), m.u);
   m.stepper->read_state(rk, mismatch);
   m.n = step;
+  m.window_seconds = 0.0;
 }
 
 FpdeErrorNorms FpdeSolver::error_against(const FpdeFunction& exact) const {

@@ -55,6 +55,24 @@
 // The solver's own options (-fpde_pc_lag_ratio, -fpde_time_scheme, -fpde_circulant) are
 // registered in the options block "fracmfg fpde options", so -help lists them.
 //
+// Load balance (options.balance, the deck's execution.balance): every `interval` steps the
+// ranks exchange the time of their own step work over those steps (advance() outside the
+// KSP/SNES solves, which wait for the slowest rank; options.balance.speed injects it) and
+// their owned points, and exec::Rebalancer (exec/balance_policy.hpp: threshold, patience,
+// cool-down, hysteresis) decides whether the DMDA's ownership ranges change, in proportion
+// to the smoothed throughput (points/s) of each rank. 1D: contiguous ranges. 2D: PETSc's
+// px x py process grid is kept and both axes are re-split (exec::partition_2d: column
+// widths from the column totals of the rank speeds, row heights from the row totals; a
+// tensor-product split follows speeds of the form a_i b_j exactly, others approximately).
+// A re-split happens between steps: u and the scheme's state on the points (the L1
+// history: SOE modes or past increments, and the coefficient of the lagged preconditioner)
+// move to the new ranges exactly (exec::migrate, natural order), and the scheme's matrices,
+// KSP/SNES and preconditioner are built again on the new DMDA, as after a restart. The
+// results therefore agree with a static run to round-off (the parallel solves' sums
+// depend on the split). Checkpoints hold natural-order fields and restart on any rank
+// count and split; the balance state is not saved (a restart keeps the solver's split and
+// measures again). dm(), solution(), ksp() and history() change at a re-split.
+//
 // Collectivity: the constructor, advance(), run_until(), write_checkpoint(), restart() and
 // error_against() are collective on the communicator; accessors are local. The problem's
 // functions are called on every rank at its own points. Errors: fracmfg::Error for
@@ -71,6 +89,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fracmfg/core/expression.hpp"
 #include "fracmfg/core/logger.hpp"
@@ -81,6 +100,19 @@
 #include "fracmfg/frac/fpde_time_mesh.hpp"
 
 namespace fracmfg::frac {
+
+/// Re-splitting the grid over the ranks in proportion to their measured speed (the deck's
+/// execution.balance; see "Load balance" above).
+struct FpdeBalanceOptions {
+  bool enabled = false;    ///< off: PETSc's even split throughout
+  int interval = 10;       ///< steps per observation (>= 1)
+  double threshold = 0.2;  ///< exec::RebalanceOptions::threshold
+  int patience = 2;        ///< exec::RebalanceOptions::patience
+  /// Injected speed (tests, models of other machines): when set, the time a rank reports
+  /// for its step work is (owned points) / speed(rank, step) instead of the measured one,
+  /// so that a re-split can be forced and its outcome predicted. speed > 0.
+  std::function<double(int rank, std::int64_t step)> speed;
+};
 
 /// Settings of an FpdeSolver that are not part of the problem.
 struct FpdeSolverOptions {
@@ -95,6 +127,8 @@ struct FpdeSolverOptions {
   /// The rank's selector: the time-fractional history update (L1History::set_selector) runs
   /// where it places each step, host or device. null: on the host. Must outlive the solver.
   exec::Selector* selector = nullptr;
+  /// Load balance of the grid over the ranks.
+  FpdeBalanceOptions balance;
 };
 
 /// Counters of a run (this rank's; equal on every rank).
@@ -106,6 +140,11 @@ struct FpdeStatistics {
   double solve_seconds = 0.0;    ///< in KSPSolve / SNESSolve
   double history_seconds = 0.0;  ///< updating the L1 history
   double total_seconds = 0.0;    ///< in advance()
+  /// The step work each rank measures for the load balance: advance()'s time outside the
+  /// KSP/SNES solves (the solves wait for the slowest rank), this rank's own value.
+  double work_seconds = 0.0;
+  std::int64_t resplits = 0;     ///< re-splits of the grid (load balance)
+  double resplit_seconds = 0.0;  ///< moving the solution and the state to new splits
 };
 
 /// What one solve() call did.
@@ -140,6 +179,8 @@ class FpdeSolver {
   DM dm() const;
   /// u at time(): a global vector of dm(), owned by the solver (do not modify).
   Vec solution() const;
+  /// Points owned by each rank in x (and y), PETSc's lx (and ly): the current split.
+  std::vector<PetscInt> ownership(int direction) const;
 
   std::int64_t step() const;   ///< current level n (0: initial data)
   std::int64_t steps() const;  ///< N
