@@ -1,0 +1,310 @@
+// frac::FpdeSolver's load balance (FpdeBalanceOptions): with an injected speed per rank the
+// grid is re-split between steps in proportion to the speeds, the solution and the L1
+// history move without loss (a balanced run agrees with a static one to round-off, through
+// two re-splits), and a checkpoint written after a re-split restarts on another rank count.
+// Cases: time_fractional with SOE and direct histories, 1D and 2D, and space_fractional.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <petscsys.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/mpi_support.hpp"
+#include "common/scoped_options.hpp"
+#include "fracmfg/frac/fpde_problem.hpp"
+#include "fracmfg/frac/fpde_run.hpp"
+#include "fracmfg/frac/fpde_solver.hpp"
+#include "fracmfg/io/deck.hpp"
+
+namespace {
+
+using namespace fracmfg;
+using frac::FpdeSolver;
+using Boundary = io::FpdeConfig::Domain::Boundary;
+using Type = io::FpdeConfig::Type;
+using HistoryMethod = io::FpdeConfig::History::Method;
+using fracmfg::test::world_rank;
+using fracmfg::test::world_size;
+
+struct Named {
+  const char* name;
+  io::FpdeConfig config;
+};
+
+io::FpdeConfig base(Type type, int dim, Boundary b, int points, int steps) {
+  io::FpdeConfig c;
+  c.type = type;
+  c.order = type == Type::time_fractional ? 0.6 : 1.7;
+  c.domain.length.assign(static_cast<std::size_t>(dim), 1.0);
+  c.domain.boundary = b;
+  c.grid.points.assign(static_cast<std::size_t>(dim), points);
+  if (dim == 2) c.grid.points[1] = points + 4;  // not square
+  c.time.horizon = 0.5;
+  c.time.steps = steps;
+  c.diffusivity = 0.8;
+  c.initial = {dim == 1 ? "exp(-30*(x-0.4)^2)" : "exp(-30*((x-0.4)^2+(y-0.55)^2))", {"x", "y"}};
+  c.source = {"sin(3*x+2*y)*cos(4*t)", {"x", "y", "t"}};
+  c.boundary_value = {b == Boundary::dirichlet ? "0.1*t*(1+x)" : "0.2*t", {"x", "y", "t"}};
+  return c;
+}
+
+std::vector<Named> cases() {
+  std::vector<Named> v;
+  {
+    auto c = base(Type::time_fractional, 1, Boundary::dirichlet, 61, 24);
+    c.time.grading = 2.0;
+    c.history.method = HistoryMethod::soe;
+    v.push_back({"time 1D dirichlet soe graded", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 1, Boundary::periodic, 60, 20);
+    c.history.method = HistoryMethod::direct;
+    v.push_back({"time 1D periodic direct", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 1, Boundary::neumann, 50, 20);
+    c.history.method = HistoryMethod::soe;
+    c.source = {"u*(1-u)", {"x", "y", "t", "u"}};
+    v.push_back({"time 1D neumann soe nonlinear", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 2, Boundary::neumann, 21, 16);
+    c.time.grading = 1.5;
+    c.history.method = HistoryMethod::soe;
+    v.push_back({"time 2D neumann soe graded", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 2, Boundary::dirichlet, 19, 16);
+    c.history.method = HistoryMethod::direct;
+    v.push_back({"time 2D dirichlet direct", c});
+  }
+  v.push_back({"riesz 1D dirichlet", base(Type::space_fractional, 1, Boundary::dirichlet, 90, 16)});
+  v.push_back({"riesz 2D periodic", base(Type::space_fractional, 2, Boundary::periodic, 20, 16)});
+  return v;
+}
+
+/// Rank r runs (r + 1) times as fast as rank 0 before step 8 and the other way round from
+/// step 8 on. Observations every 2 steps, patience 1, cool-down 3 observations: re-splits at
+/// steps 2 and 10 (and later ones while the smoothed speeds catch up).
+double two_phase_speed(int rank, std::int64_t step) {
+  const int p = world_size();
+  return step < 8 ? 1.0 + rank : 1.0 + (p - 1 - rank);
+}
+
+frac::FpdeSolverOptions balanced(double (*speed)(int, std::int64_t)) {
+  frac::FpdeSolverOptions o;
+  o.prefix = "bal_";
+  o.balance.enabled = true;
+  o.balance.interval = 2;
+  o.balance.patience = 1;
+  o.balance.speed = speed;
+  return o;
+}
+
+frac::FpdeSolverOptions static_split() {
+  frac::FpdeSolverOptions o;
+  o.prefix = "bal_";
+  return o;
+}
+
+/// max |a - b| and max |b| over the whole fields.
+std::pair<double, double> difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0.0;
+  double scale = 0.0;
+  for (std::size_t p = 0; p < a.size(); ++p) {
+    diff = std::max(diff, std::fabs(a[p] - b[p]));
+    scale = std::max(scale, std::fabs(b[p]));
+  }
+  return {diff, scale};
+}
+
+std::vector<double> gather(const FpdeSolver& s) {
+  return fracmfg::test::natural_on_all(s.dm(), s.solution());
+}
+
+std::string scratch(const std::string& name) {
+  const char* bin = std::getenv("FRACMFG_BINARY_DIR");
+  const std::string dir =
+      std::string(bin ? bin : ".") + "/fpde_balance_np" + std::to_string(world_size()) + "/" + name;
+  if (world_rank() == 0) std::filesystem::create_directories(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return dir;
+}
+
+// Krylov solves (2D AMG, Riesz CG) run to rtol 1e-13, so that the iteration count's
+// dependence on the split leaves only round-off; the 1D solves are exact.
+const test::Options kTight = {{"-bal_ksp_rtol", "1e-13"}, {"-bal_snes_rtol", "1e-13"}};
+
+TEST(FpdeBalance, BalancedRunsAgreeWithStaticRunsAcrossTwoResplits) {
+  const test::ScopedOptions tight(kTight);
+  for (const Named& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const frac::FpdeProblem problem = frac::fpde_problem_from_config(c.config);
+    FpdeSolver moving(PETSC_COMM_WORLD, problem, balanced(&two_phase_speed));
+    FpdeSolver fixed(PETSC_COMM_WORLD, problem, static_split());
+    const std::vector<PetscInt> even_x = fixed.ownership(0);
+    const std::vector<PetscInt> even_y = fixed.ownership(1);
+    moving.run_until(c.config.time.steps);
+    fixed.run_until(c.config.time.steps);
+    const auto [diff, scale] = difference(gather(moving), gather(fixed));
+    if (world_rank() == 0) {
+      std::printf("%-32s %d ranks: %lld re-splits, max |u_bal - u_static| = %.2e (max |u| %.2e)\n",
+                  c.name, world_size(), static_cast<long long>(moving.statistics().resplits), diff,
+                  scale);
+    }
+    EXPECT_LE(diff, 1e-11 * scale);
+    if (world_size() > 1) {
+      EXPECT_GE(moving.statistics().resplits, 2);
+    } else {
+      EXPECT_EQ(moving.statistics().resplits, 0);
+    }
+    EXPECT_EQ(fixed.statistics().resplits, 0);
+    EXPECT_EQ(fixed.ownership(0), even_x);
+    EXPECT_EQ(fixed.ownership(1), even_y);
+    if (world_size() > 1) {
+      EXPECT_TRUE(moving.ownership(0) != even_x || moving.ownership(1) != even_y);
+    }
+    EXPECT_EQ(moving.step(), c.config.time.steps);
+  }
+}
+
+/// Rank 0 modelled k = 3 times as fast as the others.
+double fast_rank_zero(int rank, std::int64_t /*step*/) {
+  return rank == 0 ? 3.0 : 1.0;
+}
+
+TEST(FpdeBalance, SplitFollowsTheInjectedSpeeds) {
+  for (int dim : {1, 2}) {
+    SCOPED_TRACE(dim == 1 ? "1D" : "2D");
+    auto c = base(Type::time_fractional, dim, Boundary::dirichlet, dim == 1 ? 301 : 31, 6);
+    FpdeSolver s(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c), balanced(&fast_rank_zero));
+    s.run_until(c.time.steps);
+    const std::vector<PetscInt> lx = s.ownership(0);
+    const std::vector<PetscInt> ly = s.ownership(1);
+    const auto px = lx.size();
+    const auto py = ly.size();
+    ASSERT_EQ(px * py, static_cast<std::size_t>(world_size()));
+    // Column i's speed is the sum of its ranks' (r = i + px j), row j's likewise; each
+    // range is the grid line's points in proportion, to one point of rounding.
+    std::vector<double> col(px, 0.0);
+    std::vector<double> row(py, 0.0);
+    for (std::size_t j = 0; j < py; ++j) {
+      for (std::size_t i = 0; i < px; ++i) {
+        const double v = fast_rank_zero(static_cast<int>(i + px * j), 0);
+        col[i] += v;
+        row[j] += v;
+      }
+    }
+    auto check = [](const std::vector<PetscInt>& counts, const std::vector<double>& speed,
+                    PetscInt n, const char* axis) {
+      double total = 0.0;
+      for (double v : speed) total += v;
+      for (std::size_t k = 0; k < counts.size(); ++k) {
+        const double ideal = static_cast<double>(n) * speed[k] / total;
+        EXPECT_LE(std::fabs(static_cast<double>(counts[k]) - ideal), 1.0)
+            << axis << " range " << k << ": " << counts[k] << " points, ideal " << ideal;
+      }
+    };
+    check(lx, col, s.grid().points(0), "x");
+    if (dim == 2) check(ly, row, s.grid().points(1), "y");
+    if (world_rank() == 0) {
+      std::printf("%dD, rank 0 three times as fast: x ranges", dim);
+      for (PetscInt v : lx) std::printf(" %lld", static_cast<long long>(v));
+      std::printf(", y ranges");
+      for (PetscInt v : ly) std::printf(" %lld", static_cast<long long>(v));
+      std::printf("\n");
+    }
+    EXPECT_EQ(s.statistics().resplits, world_size() > 1 ? 1 : 0);
+  }
+}
+
+TEST(FpdeBalance, CheckpointAfterAResplitRestartsOnAnotherRankCount) {
+  const test::ScopedOptions tight(kTight);
+  const std::string dir = scratch("restart");
+  // The restart runs on the first max(1, p - 1) ranks: another rank count for p > 1.
+  const int p = world_size();
+  const int q = std::max(1, p - 1);
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_Comm_split(PETSC_COMM_WORLD, world_rank() < q ? 0 : MPI_UNDEFINED, world_rank(), &sub);
+  int k = 0;
+  for (const Named& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const frac::FpdeProblem problem = frac::fpde_problem_from_config(c.config);
+    const std::int64_t steps = c.config.time.steps;
+    const std::int64_t stop = 11;  // after both re-splits of two_phase_speed
+    FpdeSolver full(PETSC_COMM_WORLD, problem, static_split());
+    full.run_until(steps);
+    const std::vector<double> expected = gather(full);
+    const std::string path = dir + "/case" + std::to_string(k++) + ".chk.h5";
+    {
+      FpdeSolver first(PETSC_COMM_WORLD, problem, balanced(&two_phase_speed));
+      first.run_until(stop);
+      EXPECT_EQ(first.statistics().resplits, p > 1 ? 2 : 0);
+      first.write_checkpoint(path);
+    }
+    if (sub != MPI_COMM_NULL) {
+      FpdeSolver second(sub, problem, balanced(&fast_rank_zero));
+      second.restart(path);
+      EXPECT_EQ(second.step(), stop);
+      second.run_until(steps);
+      const std::vector<double> got = fracmfg::test::natural_on_all(second.dm(), second.solution());
+      const auto [diff, scale] = difference(got, expected);
+      if (fracmfg::test::rank_of(sub) == 0) {
+        std::printf("%-32s %d -> %d ranks: max |u_restart - u| = %.2e (max |u| %.2e)\n", c.name, p,
+                    q, diff, scale);
+      }
+      EXPECT_LE(diff, 1e-11 * scale);
+    }
+    MPI_Barrier(PETSC_COMM_WORLD);
+  }
+  if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+}
+
+TEST(FpdeBalance, DeckKeysReachTheSolver) {
+  const std::string dir = scratch("deck");
+  const std::string deck_text =
+      "problem: fpde\n"
+      "fpde:\n"
+      "  type: time_fractional\n"
+      "  order: 0.5\n"
+      "  diffusivity: 1.0\n"
+      "  initial: \"sin(pi*x)\"\n"
+      "  domain: {length: [1.0], boundary: dirichlet}\n"
+      "  grid: {points: [41]}\n"
+      "  time: {horizon: 1.0, steps: 12}\n"
+      "execution:\n"
+      "  balance: {grid: true, interval: 3, threshold: 0.0, patience: 1}\n"
+      "output: {file: " +
+      dir + "/run.h5}\n";
+  const io::Deck deck = io::Deck::from_string(deck_text, "deck.yaml");
+  const io::ExecutionConfig::Balance b = deck.execution().balance;
+  EXPECT_TRUE(b.grid);
+  EXPECT_EQ(b.interval, 3);
+  EXPECT_EQ(b.threshold, 0.0);
+  EXPECT_EQ(b.patience, 1);
+  const io::Deck plain = io::Deck::from_string(
+      "problem: fpde\nfpde: {type: time_fractional, order: 0.5, diffusivity: 1.0, initial: \"x\", "
+      "domain: "
+      "{length: [1.0], boundary: dirichlet}, grid: {points: [9]}, time: {horizon: 1.0, steps: "
+      "2}}\n",
+      "plain.yaml");
+  EXPECT_FALSE(plain.execution().balance.grid);
+  EXPECT_EQ(plain.execution().balance.interval, 10);
+  // The run completes with the measured (not injected) speeds; whether it re-splits depends
+  // on the machine's timing, the result does not.
+  const auto summary = frac::run_fpde_deck(PETSC_COMM_WORLD, deck, test::quiet_logger());
+  EXPECT_EQ(summary.last_step, 12);
+  EXPECT_GE(summary.stats.work_seconds, 0.0);
+  if (world_size() == 1) {
+    EXPECT_EQ(summary.stats.resplits, 0);
+  }
+}
+
+}  // namespace
