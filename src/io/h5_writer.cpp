@@ -398,6 +398,15 @@ struct H5Writer::Impl {
     }
     if (r.info.component_names.empty())
       r.info.component_names = default_components(name, box.shape.dof);
+    // A DMDA of another split (a load-balance re-split): the levels waiting for their chunk
+    // were copied from the old boxes and go to the file with them first. waiting_levels()
+    // is the same on every rank, so all ranks take part in the reduction and the flush.
+    if (r.written && r.waiting_levels() > 0) {
+      int moved = box.file_start() != r.box.file_start() || box.file_count() != r.box.file_count();
+      int any = 0;
+      MPI_Allreduce(&moved, &any, 1, MPI_INT, MPI_LOR, comm());
+      if (any != 0) flush(name, r);
+    }
     r.box = box;
     r.da = da;
     if (!r.written) {
