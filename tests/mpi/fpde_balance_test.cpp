@@ -22,6 +22,8 @@
 #include "fracmfg/frac/fpde_run.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
 #include "fracmfg/io/deck.hpp"
+#include "fracmfg/io/h5_reader.hpp"
+#include "fracmfg/io/h5_writer.hpp"
 
 namespace {
 
@@ -265,6 +267,50 @@ TEST(FpdeBalance, CheckpointAfterAResplitRestartsOnAnotherRankCount) {
     MPI_Barrier(PETSC_COMM_WORLD);
   }
   if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+}
+
+TEST(FpdeBalance, FieldsWrittenAcrossResplitsMatchTheStaticRun) {
+  // Every step to one results file: the writer buffers levels for a chunk, and a re-split
+  // changes the boxes they came from.
+  const test::ScopedOptions tight(kTight);
+  const std::string dir = scratch("output");
+  for (const Named& c : cases()) {
+    if (c.config.type != Type::time_fractional || c.config.dimension() != 1) continue;
+    SCOPED_TRACE(c.name);
+    const frac::FpdeProblem problem = frac::fpde_problem_from_config(c.config);
+    auto write_run = [&](const frac::FpdeSolverOptions& o, const std::string& file) {
+      FpdeSolver s(PETSC_COMM_WORLD, problem, o);
+      io::H5Writer out(PETSC_COMM_WORLD, file);
+      io::FieldInfo info;
+      info.expected_levels = c.config.time.steps + 1;
+      out.define_field("u", info);
+      out.write_field("u", s.dm(), s.solution(), 0, 0.0);
+      s.run_until(c.config.time.steps, [&](const FpdeSolver& x) {
+        out.write_field("u", x.dm(), x.solution(), x.step(), x.time());
+      });
+      out.commit();
+      return s.statistics().resplits;
+    };
+    EXPECT_EQ(write_run(static_split(), dir + "/static.h5"), 0);
+    const std::int64_t resplits = write_run(balanced(&two_phase_speed), dir + "/balanced.h5");
+    if (world_size() > 1) {
+      EXPECT_GE(resplits, 2);
+    }
+    io::H5Reader a(PETSC_COMM_WORLD, dir + "/static.h5");
+    io::H5Reader b(PETSC_COMM_WORLD, dir + "/balanced.h5");
+    ASSERT_EQ(a.field_steps("u"), b.field_steps("u"));
+    double worst = 0.0;
+    for (std::uint64_t level = 0; level < a.field_steps("u").size(); ++level) {
+      const auto [diff, scale] =
+          difference(b.read_level_values("u", level), a.read_level_values("u", level));
+      EXPECT_LE(diff, 1e-11 * scale) << "level " << level;
+      worst = std::max(worst, scale > 0.0 ? diff / scale : diff);
+    }
+    if (world_rank() == 0) {
+      std::printf("%-32s %d ranks: written levels, largest scaled difference %.2e\n", c.name,
+                  world_size(), worst);
+    }
+  }
 }
 
 TEST(FpdeBalance, DeckKeysReachTheSolver) {
