@@ -163,29 +163,35 @@ void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec) {
       start += a.lx[i] * a.ly[j] * a.dof;
     }
   }
+  // One index per grid point, in blocks of dof entries (ISCreateBlock): the scatter's setup
+  // sorts points, not entries, which matters for many components (an L1 history state).
   std::vector<std::size_t> col(static_cast<std::size_t>(b.xm));
   for (PetscInt i = 0; i < b.xm; ++i) col[static_cast<std::size_t>(i)] = owner(xoff, b.xs + i);
   std::vector<PetscInt> from;
-  from.reserve(static_cast<std::size_t>(new_local));
+  from.reserve(static_cast<std::size_t>(b.xm * b.ym));
   for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
     const std::size_t pj = owner(yoff, j);
     for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
       const std::size_t pi = col[static_cast<std::size_t>(i - b.xs)];
       const PetscInt base =
           rank_start[pi + px * pj] + ((j - yoff[pj]) * a.lx[pi] + (i - xoff[pi])) * a.dof;
-      for (PetscInt c = 0; c < a.dof; ++c) from.push_back(base + c);
+      from.push_back(base / a.dof);
     }
   }
 
   PetscInt lo = 0;
   PetscInt hi = 0;
   FRACMFG_PETSC_CHECK(VecGetOwnershipRange(new_vec, &lo, &hi));
+  std::vector<PetscInt> to(from.size());
+  std::iota(to.begin(), to.end(), lo / a.dof);
+  const auto points = static_cast<PetscInt>(from.size());
   IsHandle is_from;
   IsHandle is_to;
   ScatterHandle scatter;
   FRACMFG_PETSC_CHECK(
-      ISCreateGeneral(PETSC_COMM_SELF, new_local, from.data(), PETSC_COPY_VALUES, is_from.out()));
-  FRACMFG_PETSC_CHECK(ISCreateStride(PETSC_COMM_SELF, new_local, lo, 1, is_to.out()));
+      ISCreateBlock(PETSC_COMM_SELF, a.dof, points, from.data(), PETSC_COPY_VALUES, is_from.out()));
+  FRACMFG_PETSC_CHECK(
+      ISCreateBlock(PETSC_COMM_SELF, a.dof, points, to.data(), PETSC_COPY_VALUES, is_to.out()));
   FRACMFG_PETSC_CHECK(
       VecScatterCreate(old_vec, is_from.get(), new_vec, is_to.get(), scatter.out()));
   FRACMFG_PETSC_CHECK(
