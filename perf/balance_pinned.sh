@@ -66,7 +66,7 @@ fpde:
 execution:
   balance: {grid: $2, interval: 20, threshold: 0.15, patience: 3}
 output: {file: $3, every: $steps}
-logging: {level: info}
+logging: {level: debug}
 EOF
 }
 deck static false "$work/static.h5"
@@ -84,6 +84,10 @@ run() {  # run VARIANT ROUND
   s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
   printf '%s %d %.2f\n' "$1" "$2" "$s" | tee -a "$work/times"
   grep -h "re-split at\|steps 0\.\." "$work/$1.$2.log" | sed 's/^/    /' || true
+  # The balance policy's observations (debug lines): measured imbalance max t / mean t - 1.
+  grep -h "rebalance: observation" "$work/$1.$2.log" | awk '
+    { n++; v[n] = $(NF - 1); s = s " " $(NF - 1) }
+    END { if (n) print "    " n " observations, imbalance:" s }' || true
 }
 for ((r = 1; r <= rounds; r++)); do
   if ((r % 2)); then run static "$r"; run balanced "$r"; else run balanced "$r"; run static "$r"; fi
