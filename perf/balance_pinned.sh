@@ -33,7 +33,8 @@ if mpiexec --version 2>/dev/null | grep -q "Open MPI\|OpenRTE"; then
   mpiexec_flags+=(--oversubscribe)
   [[ "$(id -u)" = 0 ]] && mpiexec_flags+=(--allow-run-as-root)
 fi
-cpus=($(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | while IFS=- read -r a b; do seq "$a" "${b:-$a}"; done))
+mapfile -t cpus < <(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' |
+  while IFS=- read -r a b; do seq "$a" "${b:-$a}"; done)
 core0="${cpus[0]}"
 core1="${cpus[1]}"
 
@@ -64,7 +65,7 @@ fpde:
   time: {horizon: 1.0, steps: $steps, grading: 1.0}
   history: {method: soe, tolerance: 1.0e-10}
 execution:
-  balance: {grid: $2, interval: 20, threshold: 0.15, patience: 3}
+  balance: {grid: $2, interval: 20, threshold: 0.1, patience: 2}
 output: {file: $3, every: $steps}
 logging: {level: debug}
 EOF
