@@ -13,6 +13,7 @@
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/progress.hpp"
+#include "fracmfg/exec/cpu_share.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
@@ -40,8 +41,11 @@ struct FpdeSolver::Impl {
   std::unique_ptr<FpdeStepper> stepper;
   /// The load balance (options.balance.enabled; nullptr otherwise).
   std::unique_ptr<exec::Rebalancer> rebalancer;
-  /// This rank's step work since the last observation [s].
+  /// This rank's step work since the last observation: wall time and CPU time [s], and the
+  /// scheduler's totals at its start.
   double window_seconds = 0.0;
+  double window_cpu_seconds = 0.0;
+  exec::SchedSample window_start = exec::sched_sample();
 
   /// The last step of the solve() in progress (-1: none; the lines count to the end).
   std::int64_t target = -1;
@@ -92,12 +96,18 @@ struct FpdeSolver::Impl {
   void balance() {
     if (!rebalancer || n % options.balance.interval != 0 || n >= mesh.steps()) return;
     const auto points = static_cast<PetscInt>(grid.local_size());
-    double seconds = window_seconds;
+    const exec::SchedSample now = exec::sched_sample();
+    const double share = exec::cpu_share(window_start, now);
+    double seconds = stepper->times_solve_cpu() ? window_cpu_seconds / share : window_seconds;
     if (options.balance.speed) {
       const double speed = options.balance.speed(rebalancer->rank(), n);
       seconds = static_cast<double>(points) * static_cast<double>(options.balance.interval) / speed;
     }
+    options.log.debug("fpde: step work ", window_seconds, " s wall, ", window_cpu_seconds,
+                      " s CPU at a CPU share of ", share, " -> ", seconds, " s");
     window_seconds = 0.0;
+    window_cpu_seconds = 0.0;
+    window_start = now;
     const exec::RebalanceDecision& d = rebalancer->observe(seconds, points);
     if (d.resplit) resplit(d.lx, d.ly);
   }
@@ -145,10 +155,14 @@ struct FpdeSolver::Impl {
     if (n >= mesh.steps()) throw Error("fpde: advance() after the last step");
     const auto t0 = Clock::now();
     const double solve_before = stats.solve_seconds;
+    const double solve_cpu_before = stats.solve_cpu_seconds;
+    const double cpu0 = exec::thread_cpu_seconds();
     stepper->advance(n);
     const double work = seconds_since(t0) - (stats.solve_seconds - solve_before);
     stats.work_seconds += work;
     window_seconds += work;
+    window_cpu_seconds +=
+        exec::thread_cpu_seconds() - cpu0 - (stats.solve_cpu_seconds - solve_cpu_before);
     ++n;
     ++stats.steps;
     check_finite();
@@ -342,6 +356,8 @@ void FpdeSolver::restart(const std::string& path) {
   m.stepper->read_state(rk, mismatch);
   m.n = step;
   m.window_seconds = 0.0;
+  m.window_cpu_seconds = 0.0;
+  m.window_start = exec::sched_sample();
 }
 
 FpdeErrorNorms FpdeSolver::error_against(const FpdeFunction& exact) const {

@@ -87,6 +87,9 @@ class FpdeStepper {
   /// Takes over an exported state whose per-point values were moved to this stepper's
   /// owned points (state.values has grid.local_size() * state.dof entries). Collective.
   virtual void import_state(const FpdeStepperState& /*state*/) {}
+  /// Whether advance() adds the CPU time of its solves to stats.solve_cpu_seconds (the load
+  /// balance then counts the rest of a step in CPU time, else in wall time).
+  virtual bool times_solve_cpu() const { return false; }
   /// The linear solver (inside the SNES for a nonlinear source).
   virtual KSP ksp() const = 0;
   /// The L1 history (nullptr for schemes without one).

@@ -18,6 +18,7 @@
 #include "frac/fpde_stepper.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/cpu_share.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
 #include "fracmfg/la/tridiag_pc.hpp"
 
@@ -136,6 +137,7 @@ class TimeFractionalStepper final : public FpdeStepper {
       rhs_without_source(m, c, up.get());
     }
     const auto t0 = Clock::now();
+    const double cpu0 = exec::thread_cpu_seconds();
     if (!nonlinear_) {
       evaluate_source(m, f_now_);
       {
@@ -165,6 +167,7 @@ class TimeFractionalStepper final : public FpdeStepper {
       }
     }
     ctx_.stats.solve_seconds += seconds_since(t0);
+    ctx_.stats.solve_cpu_seconds += exec::thread_cpu_seconds() - cpu0;
     const auto t1 = Clock::now();
     {
       ReadArray un(ctx_.u);
@@ -244,6 +247,8 @@ class TimeFractionalStepper final : public FpdeStepper {
   }
 
   const L1History* history() const override { return &*history_; }
+
+  bool times_solve_cpu() const override { return true; }
 
  private:
   bool is_dirichlet() const { return ctx_.grid.boundary_kind() == Boundary::dirichlet; }

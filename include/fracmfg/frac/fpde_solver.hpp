@@ -58,7 +58,10 @@
 // Load balance (options.balance, the deck's execution.balance): every `interval` steps the
 // ranks exchange the time of their own step work over those steps (advance() outside the
 // KSP/SNES solves, which wait for the slowest rank; options.balance.speed injects it) and
-// their owned points, and exec::Rebalancer (exec/balance_policy.hpp: threshold, patience,
+// their owned points; time_fractional counts that work in CPU time divided by the share of a
+// CPU the rank got over those steps (exec/cpu_share.hpp), so that ranks taking turns on one
+// core show as slower even when each runs its own part at full speed, space_fractional in
+// wall time; and exec::Rebalancer (exec/balance_policy.hpp: threshold, patience,
 // cool-down, hysteresis) decides whether the DMDA's ownership ranges change, in proportion
 // to the smoothed throughput (points/s) of each rank. 1D: contiguous ranges. 2D: PETSc's
 // px x py process grid is kept and both axes are re-split (exec::partition_2d: column
@@ -143,6 +146,8 @@ struct FpdeStatistics {
   /// The step work each rank measures for the load balance: advance()'s time outside the
   /// KSP/SNES solves (the solves wait for the slowest rank), this rank's own value.
   double work_seconds = 0.0;
+  /// CPU time of this rank's thread in the solves (time_fractional; 0 otherwise).
+  double solve_cpu_seconds = 0.0;
   std::int64_t resplits = 0;     ///< re-splits of the grid (load balance)
   double resplit_seconds = 0.0;  ///< moving the solution and the state to new splits
 };
