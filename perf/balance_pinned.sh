@@ -98,9 +98,14 @@ echo "load after: $(uptime)"
 "$python" - "$work/times" <<'EOF'
 import statistics, sys
 t = {}
+rounds = {}
 for line in open(sys.argv[1]):
-    v, _, s = line.split()
+    v, r, s = line.split()
     t.setdefault(v, []).append(float(s))
+    rounds.setdefault(int(r), {})[v] = float(s)
+ratios = [rounds[r]["static"] / rounds[r]["balanced"] for r in sorted(rounds)]
+print("static / balanced per round:", " ".join(f"{x:.3f}" for x in ratios),
+      f" (median {statistics.median(ratios):.3f})")
 for v in ("static", "balanced"):
     print(f"{v:9s} min {min(t[v]):7.2f} s  median {statistics.median(t[v]):7.2f} s  ({len(t[v])} runs)")
 print(f"speedup (static / balanced, medians): {statistics.median(t['static']) / statistics.median(t['balanced']):.3f}"
