@@ -88,6 +88,16 @@ std::vector<Named> cases() {
     v.push_back({"time 2D dirichlet direct", c});
   }
   v.push_back({"riesz 1D dirichlet", base(Type::space_fractional, 1, Boundary::dirichlet, 90, 16)});
+  {
+    auto c = base(Type::space_fractional, 1, Boundary::dirichlet, 70, 16);
+    c.diffusivity_profile = {"1+0.5*sin(3*x)", {"x", "y"}};
+    v.push_back({"riesz 1D dirichlet variable K", c});
+  }
+  {
+    auto c = base(Type::time_fractional, 2, Boundary::dirichlet, 17, 12);
+    c.diffusivity_profile = {"1+0.5*x*y", {"x", "y"}};
+    v.push_back({"time 2D dirichlet variable K", c});
+  }
   v.push_back({"riesz 2D periodic", base(Type::space_fractional, 2, Boundary::periodic, 20, 16)});
   return v;
 }
