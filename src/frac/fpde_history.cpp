@@ -67,6 +67,10 @@ struct L1History::Impl {
   }
 
   std::int64_t np() const { return static_cast<std::int64_t>(points); }
+  /// Vectors the device state is sized for: the modes, or every step's increment.
+  std::int64_t capacity() const {
+    return method == Method::soe ? static_cast<std::int64_t>(soe->size()) : mesh.steps();
+  }
   /// Vectors of the state that lives on the device when resident.
   std::int64_t state_vectors() const {
     return method == Method::direct ? stored : static_cast<std::int64_t>(soe->size());
@@ -98,10 +102,9 @@ struct L1History::Impl {
         },
         [&] {
           if (!device) {
-            const bool is_soe = method == Method::soe;
-            device.emplace(is_soe ? kernels::L1Algorithm::soe : kernels::L1Algorithm::direct,
-                           selector->device().device, np(),
-                           is_soe ? static_cast<std::int64_t>(soe->size()) : mesh.steps());
+            device.emplace(
+                method == Method::soe ? kernels::L1Algorithm::soe : kernels::L1Algorithm::direct,
+                selector->device().device, np(), capacity());
           }
           if (!device->resident()) device->upload(state().data(), state_vectors());
           device_step();
@@ -109,11 +112,10 @@ struct L1History::Impl {
   }
 
   exec::Workload workload(std::int64_t vectors) const {
-    const bool is_soe = method == Method::soe;
-    const std::int64_t capacity = is_soe ? static_cast<std::int64_t>(soe->size()) : mesh.steps();
     const bool resident = device && device->resident();
-    return is_soe ? exec::soe_history_workload(kernel, np(), vectors, resident)
-                  : exec::l1_direct_workload(kernel, np(), vectors, capacity, resident);
+    return method == Method::soe
+               ? exec::soe_history_workload(kernel, np(), vectors, resident)
+               : exec::l1_direct_workload(kernel, np(), vectors, capacity(), resident);
   }
 
   /// Keeps du on the host (the host path, or the last level, which forms no history).

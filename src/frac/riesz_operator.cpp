@@ -26,6 +26,20 @@ namespace fftw = kernels::detail;
 
 constexpr const char* kNoPlan = "riesz operator: FFTW could not create a plan";
 
+/// Real eigenvalues of the symmetric circulant with first column c.
+std::vector<double> circulant_eigenvalues(const std::vector<double>& c) {
+  const std::size_t m = c.size();
+  fftw::FftwArray<double> in = fftw::fftw_real_array(m);
+  fftw::FftwArray<fftw_complex> out = fftw::fftw_complex_array(m / 2 + 1);
+  std::copy(c.begin(), c.end(), in.get());
+  const fftw::FftwPlan p = fftw::checked_fftw_plan(
+      fftw_plan_dft_r2c_1d(static_cast<int>(m), in.get(), out.get(), FFTW_ESTIMATE), kNoPlan);
+  fftw_execute(p.get());
+  std::vector<double> eig(m);
+  for (std::size_t k = 0; k < m; ++k) eig[k] = out.get()[k <= m / 2 ? k : m - k][0];
+  return eig;
+}
+
 /// Products of `lines` lines of m values with one symmetric circulant of length len
 /// (kernels/circulant.hpp): the Toeplitz products through the circulant embedding
 /// (len >= 2m - 1), and the 1D circulants themselves (len = m). Each call goes through the
@@ -36,20 +50,15 @@ class CirculantLines {
   static CirculantLines toeplitz(const std::vector<double>& t, std::size_t lines) {
     const std::size_t m = t.size();
     const std::size_t len = next_fast_fft_size(2 * m - 1);
-    // Eigenvalues of the embedding circulant [t_0..t_{m-1}, 0.., t_{m-1}..t_1] (real: the
-    // column is symmetric), with the 1/len of the inverse transform folded in.
-    fftw::FftwArray<double> c = fftw::fftw_real_array(len);
-    fftw::FftwArray<fftw_complex> ch = fftw::fftw_complex_array(len / 2 + 1);
-    std::fill(c.get(), c.get() + len, 0.0);
-    for (std::size_t k = 0; k < m; ++k) c.get()[k] = t[k];
-    for (std::size_t k = 1; k < m; ++k) c.get()[len - k] = t[k];
-    const fftw::FftwPlan p = fftw::checked_fftw_plan(
-        fftw_plan_dft_r2c_1d(static_cast<int>(len), c.get(), ch.get(), FFTW_ESTIMATE), kNoPlan);
-    fftw_execute(p.get());
+    // The embedding circulant [t_0..t_{m-1}, 0.., t_{m-1}..t_1]; its eigenvalues with the
+    // 1/len of the inverse transform folded in.
+    std::vector<double> c(len, 0.0);
+    for (std::size_t k = 0; k < m; ++k) c[k] = t[k];
+    for (std::size_t k = 1; k < m; ++k) c[len - k] = t[k];
+    const std::vector<double> eig = circulant_eigenvalues(c);
     CirculantLines out(m, len, lines);
-    for (std::size_t k = 0; k < out.eig_.size(); ++k) {
-      out.eig_[k] = ch.get()[k][0] / static_cast<double>(len);
-    }
+    for (std::size_t k = 0; k < out.eig_.size(); ++k)
+      out.eig_[k] = eig[k] / static_cast<double>(len);
     return out;
   }
   /// A circulant of length m given by (the first m/2 + 1 of) its eigenvalues lambda_k / m.
@@ -150,20 +159,6 @@ class SpectralDiagonal {
   fftw::FftwPlan fwd_, bwd_;
 };
 
-/// Real eigenvalues of the symmetric circulant with first column c.
-std::vector<double> circulant_eigenvalues(const std::vector<double>& c) {
-  const std::size_t m = c.size();
-  fftw::FftwArray<double> in = fftw::fftw_real_array(m);
-  fftw::FftwArray<fftw_complex> out = fftw::fftw_complex_array(m / 2 + 1);
-  std::copy(c.begin(), c.end(), in.get());
-  const fftw::FftwPlan p = fftw::checked_fftw_plan(
-      fftw_plan_dft_r2c_1d(static_cast<int>(m), in.get(), out.get(), FFTW_ESTIMATE), kNoPlan);
-  fftw_execute(p.get());
-  std::vector<double> eig(m);
-  for (std::size_t k = 0; k < m; ++k) eig[k] = out.get()[k <= m / 2 ? k : m - k][0];
-  return eig;
-}
-
 }  // namespace
 
 const char* to_string(CirculantKind kind) {
@@ -204,14 +199,15 @@ struct RieszOperator::Impl {
   // Dirichlet
   std::unique_ptr<CirculantLines> tx, ty;
   // 1D: the periodic operator, and the circulant preconditioner's inverse (both len = m)
-  std::unique_ptr<CirculantLines> line1d, inverse1d;
-  bool inverse_valid = false;  // inverse1d's eigenvalues are those of:
+  std::unique_ptr<CirculantLines> line1d;     // 1D periodic: the operator
+  std::unique_ptr<CirculantLines> inverse1d;  // 1D: the circulant inverse
+  bool inverse_valid = false;                 // inverse1d's eigenvalues are those of:
   CirculantKind inverse_kind = CirculantKind::strang;
   double inverse_sigma = 0.0, inverse_kappa = 0.0;
   std::vector<double> work_x, work_y, work_t, work_r;
   // periodic: the operator's symbol per direction
   std::vector<double> lam_x, lam_y;
-  std::unique_ptr<SpectralDiagonal> spectral;  // (my, mx) transforms
+  std::unique_ptr<SpectralDiagonal> spectral;  // (my, mx) transforms, 2D only
   // circulant eigenvalues per kind and direction (Dirichlet)
   std::vector<double> mu[2][2];
 
@@ -293,10 +289,10 @@ RieszOperator::RieszOperator(double order, int dim, std::array<std::size_t, 2> p
       m.work_y.resize(m.mx * m.my);
     }
   }
-  m.spectral = std::make_unique<SpectralDiagonal>(m.mx, m.my);
+  if (dim == 2) m.spectral = std::make_unique<SpectralDiagonal>(m.mx, m.my);
   if (dim == 1) {
-    m.line1d = std::make_unique<CirculantLines>(CirculantLines::circulant(m.mx, 1));
     if (periodic) {
+      m.line1d = std::make_unique<CirculantLines>(CirculantLines::circulant(m.mx, 1));
       std::vector<double>& eig = m.line1d->eigenvalues();
       for (std::size_t k = 0; k < eig.size(); ++k) eig[k] = m.lam_x[k] / static_cast<double>(m.mx);
     }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fpde_cases.hpp"
 #include "common/mpi_support.hpp"
 #include "common/scoped_options.hpp"
 #include "fracmfg/frac/fpde_problem.hpp"
@@ -35,26 +36,10 @@ using HistoryMethod = io::FpdeConfig::History::Method;
 using fracmfg::test::world_rank;
 using fracmfg::test::world_size;
 
-struct Named {
-  const char* name;
-  io::FpdeConfig config;
-};
+using Named = fracmfg::test::NamedFpdeConfig;
 
 io::FpdeConfig base(Type type, int dim, Boundary b, int points, int steps) {
-  io::FpdeConfig c;
-  c.type = type;
-  c.order = type == Type::time_fractional ? 0.6 : 1.7;
-  c.domain.length.assign(static_cast<std::size_t>(dim), 1.0);
-  c.domain.boundary = b;
-  c.grid.points.assign(static_cast<std::size_t>(dim), points);
-  if (dim == 2) c.grid.points[1] = points + 4;  // not square
-  c.time.horizon = 0.5;
-  c.time.steps = steps;
-  c.diffusivity = 0.8;
-  c.initial = {dim == 1 ? "exp(-30*(x-0.4)^2)" : "exp(-30*((x-0.4)^2+(y-0.55)^2))", {"x", "y"}};
-  c.source = {"sin(3*x+2*y)*cos(4*t)", {"x", "y", "t"}};
-  c.boundary_value = {b == Boundary::dirichlet ? "0.1*t*(1+x)" : "0.2*t", {"x", "y", "t"}};
-  return c;
+  return fracmfg::test::fpde_base_config(type, dim, b, points, steps);
 }
 
 std::vector<Named> cases() {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fpde_cases.hpp"
 #include "common/mpi_support.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/frac/fpde_problem.hpp"
@@ -43,26 +44,10 @@ std::string scratch(const std::string& name) {
   return dir;
 }
 
-struct Named {
-  const char* name;
-  io::FpdeConfig config;
-};
+using Named = fracmfg::test::NamedFpdeConfig;
 
 io::FpdeConfig base(Type type, int dim, Boundary b, int points, int steps) {
-  io::FpdeConfig c;
-  c.type = type;
-  c.order = type == Type::time_fractional ? 0.6 : 1.7;
-  c.domain.length.assign(static_cast<std::size_t>(dim), 1.0);
-  c.domain.boundary = b;
-  c.grid.points.assign(static_cast<std::size_t>(dim), points);
-  if (dim == 2) c.grid.points[1] = points + 4;  // not square
-  c.time.horizon = 0.5;
-  c.time.steps = steps;
-  c.diffusivity = 0.8;
-  c.initial = {dim == 1 ? "exp(-30*(x-0.4)^2)" : "exp(-30*((x-0.4)^2+(y-0.55)^2))", {"x", "y"}};
-  c.source = {"sin(3*x+2*y)*cos(4*t)", {"x", "y", "t"}};
-  c.boundary_value = {b == Boundary::dirichlet ? "0.1*t*(1+x)" : "0.2*t", {"x", "y", "t"}};
-  return c;
+  return fracmfg::test::fpde_base_config(type, dim, b, points, steps);
 }
 
 std::vector<Named> cases() {
@@ -137,33 +122,7 @@ TEST(FpdeParallel, RanksAgreeWithTheOneRankRunToRoundOff) {
 
 TEST(FpdeParallel, RestartFromACheckpointReproducesTheUninterruptedRun) {
   const std::string dir = scratch("restart");
-  int k = 0;
-  for (const Named& c : cases()) {
-    SCOPED_TRACE(c.name);
-    const std::int64_t steps = c.config.time.steps;
-    const std::int64_t stop = steps / 3 + 1;
-    FpdeSolver full(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
-    full.run_until(steps);
-    const std::string path = dir + "/case" + std::to_string(k++) + ".chk.h5";
-    {
-      FpdeSolver first(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
-      first.run_until(stop);
-      first.write_checkpoint(path);
-    }
-    FpdeSolver second(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
-    second.restart(path);
-    EXPECT_EQ(second.step(), stop);
-    second.run_until(steps);
-    const double* a = nullptr;
-    const double* b = nullptr;
-    VecGetArrayRead(full.solution(), &a);
-    VecGetArrayRead(second.solution(), &b);
-    std::size_t differ = 0;
-    for (std::size_t p = 0; p < full.grid().local_size(); ++p) differ += a[p] != b[p];
-    VecRestoreArrayRead(full.solution(), &a);
-    VecRestoreArrayRead(second.solution(), &b);
-    EXPECT_EQ(differ, 0u) << "points that differ after the restart";
-  }
+  fracmfg::test::expect_restart_reproduces_run(cases(), dir);
 }
 
 TEST(FpdeParallel, RieszShellProductEqualsTheDenseMatrixOnEveryRankCount) {

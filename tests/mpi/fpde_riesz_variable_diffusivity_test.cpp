@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fpde_cases.hpp"
 #include "common/mpi_support.hpp"
 #include "fracmfg/frac/fpde_problem.hpp"
 #include "fracmfg/frac/fpde_solver.hpp"
@@ -28,10 +29,7 @@ using Boundary = io::FpdeConfig::Domain::Boundary;
 using fracmfg::test::world_rank;
 using fracmfg::test::world_size;
 
-struct Named {
-  const char* name;
-  io::FpdeConfig config;
-};
+using Named = fracmfg::test::NamedFpdeConfig;
 
 io::FpdeConfig base(int dim, Boundary b, int points, int steps) {
   io::FpdeConfig c;
@@ -104,33 +102,7 @@ TEST(FpdeRieszVariableDiffusivityRanks, RestartFromACheckpointReproducesTheUnint
                           std::to_string(world_size());
   if (world_rank() == 0) std::filesystem::create_directories(dir);
   MPI_Barrier(MPI_COMM_WORLD);
-  int k = 0;
-  for (const Named& c : cases()) {
-    SCOPED_TRACE(c.name);
-    const std::int64_t steps = c.config.time.steps;
-    const std::int64_t stop = steps / 3 + 1;
-    FpdeSolver full(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
-    full.run_until(steps);
-    const std::string path = dir + "/case" + std::to_string(k++) + ".chk.h5";
-    {
-      FpdeSolver first(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
-      first.run_until(stop);
-      first.write_checkpoint(path);
-    }
-    FpdeSolver second(PETSC_COMM_WORLD, frac::fpde_problem_from_config(c.config));
-    second.restart(path);
-    EXPECT_EQ(second.step(), stop);
-    second.run_until(steps);
-    const double* a = nullptr;
-    const double* b = nullptr;
-    VecGetArrayRead(full.solution(), &a);
-    VecGetArrayRead(second.solution(), &b);
-    std::size_t differ = 0;
-    for (std::size_t p = 0; p < full.grid().local_size(); ++p) differ += a[p] != b[p];
-    VecRestoreArrayRead(full.solution(), &a);
-    VecRestoreArrayRead(second.solution(), &b);
-    EXPECT_EQ(differ, 0u) << "points that differ after the restart";
-  }
+  fracmfg::test::expect_restart_reproduces_run(cases(), dir);
 }
 
 }  // namespace

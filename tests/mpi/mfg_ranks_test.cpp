@@ -2,7 +2,7 @@
 // ranks of the job and on rank 0 alone, and every time level of both fields is compared
 // (run at 1, 2 and 3 ranks, so 2 and 3 ranks are each compared with 1). 1D and 2D,
 // periodic and reflecting, local and nonlocal couplings, cold and coarse (grid-sequenced)
-// starts.
+// starts, the quadratic, power and congestion Hamiltonians.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscdmda.h>
@@ -89,6 +89,45 @@ const Case kCases[] = {
      "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: periodic}\n"
      "  grid: {points: [14, 15]}\n  time: {horizon: 0.4, steps: 8}\n  diffusion: 0.02\n"
      "  coupling: {type: nonlocal, width: 0.15, potential: \"cos(2*pi*x)*sin(2*pi*y)\"}\n"
+     "  initial_density: \"1 + 0.8*sin(2*pi*x)\"\n"
+     "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 300}\n"},
+    // The power and congestion Hamiltonians (1D: the fast path, whose Fokker-Planck rows
+    // exchange the coefficients of the linearisation; 2D: PETSc's path).
+    {"periodic_1d_power_q1_5",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
+     "  grid: {points: [61]}\n  time: {horizon: 0.5, steps: 25}\n  diffusion: 0.05\n"
+     "  hamiltonian: {type: power, exponent: 1.5, control_cost: \"1 + 0.3*cos(2*pi*x)\"}\n"
+     "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
+     "  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
+     "  iteration: {damping: 0.2, anderson: 2, tolerance: 1.0e-11, max_iterations: 300}\n"},
+    {"reflecting_1d_congestion",
+     "problem: mfg\nmfg:\n  domain: {length: [2.0], boundary: reflecting}\n"
+     "  grid: {points: [47]}\n  time: {horizon: 0.5, steps: 20}\n  diffusion: 0.03\n"
+     "  hamiltonian: {type: congestion, epsilon: 0.1, alpha: 1.5, control_cost: \"1 + 0.5*x\"}\n"
+     "  coupling: {type: log, potential: \"(x-1.5)^2\"}\n"
+     "  initial_density: \"exp(-(x-0.6)^2/0.05)\"\n  terminal_cost: \"0.5*(x-1)^2\"\n"
+     "  iteration: {damping: 0.5, anderson: 2, tolerance: 1.0e-11, max_iterations: 300}\n"},
+    {"reflecting_2d_power_q3",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0, 0.8], boundary: reflecting}\n"
+     "  grid: {points: [17, 13]}\n  time: {horizon: 0.5, steps: 10}\n  diffusion: 0.02\n"
+     "  hamiltonian: {type: power, exponent: 3}\n"
+     "  coupling: {type: log, potential: \"3*exp(-((x-0.5)^2+(y-0.4)^2)/0.02)\"}\n"
+     "  initial_density: \"exp(-((x-0.2)^2+(y-0.4)^2)/0.02)\"\n"
+     "  terminal_cost: \"(x-0.9)^2\"\n"
+     "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 300}\n"},
+    {"periodic_2d_power_q1_5_coarse_start",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: periodic}\n"
+     "  grid: {points: [16, 15]}\n  time: {horizon: 0.4, steps: 8}\n  diffusion: 0.02\n"
+     "  hamiltonian: {type: power, exponent: 1.5}\n"
+     "  coupling: {type: log, potential: \"cos(2*pi*x)*sin(2*pi*y)\"}\n"
+     "  initial_density: \"1 + 0.8*sin(2*pi*x)\"\n"
+     "  iteration: {damping: 0.2, anderson: 2, tolerance: 1.0e-11, max_iterations: 300, "
+     "coarse_levels: 1}\n"},
+    {"periodic_2d_congestion",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: periodic}\n"
+     "  grid: {points: [14, 15]}\n  time: {horizon: 0.4, steps: 8}\n  diffusion: 0.02\n"
+     "  hamiltonian: {type: congestion, epsilon: 0.2, alpha: 1}\n"
+     "  coupling: {type: log, potential: \"cos(2*pi*x)*sin(2*pi*y)\"}\n"
      "  initial_density: \"1 + 0.8*sin(2*pi*x)\"\n"
      "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 300}\n"},
 };
