@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The fractional PDE's grid load balance (execution.balance.grid) on ranks of unequal speed:
-# 3 ranks on 2 cores, ranks 0 and 1 bound to core 0 (each at about half speed) and rank 2
-# alone on core 1 (taskset per rank through a wrapper). The same 1D time-fractional run
-# (SOE history: the per-point work dominates) with PETSc's even split (static) and with the
-# balance on (balanced), alternating, ROUNDS each (the order alternates too). Prints the wall
+# The grid load balance (execution.balance.grid) on ranks of unequal speed: 3 ranks on 2
+# cores, ranks 0 and 1 bound to core 0 (each at about half speed) and rank 2 alone on core 1
+# (taskset per rank through a wrapper). The same run with PETSc's even split (static) and
+# with the balance on (balanced), alternating, ROUNDS each (the order alternates too). Cases
+# (--case): fpde1d (default), a 1D time-fractional run (SOE history: the per-point work
+# dominates); mfg1d, a 1D crowd game (POINTS x STEPS, default 40000 x 400); mfg2d, the 2D
+# crowd game of inputs/crowd_2d.yaml on POINTS^2 x STEPS (default 128^2 x 60). Prints the wall
 # time of every run (the whole `fracmfg run`), min / median per variant, the speedup of the
 # medians (static / balanced; ideal 4/3: shares 1/4, 1/4, 1/2 instead of 1/3 each) and the
 # largest difference of the two variants' fields (tests/regression/compare_fields.py; the
@@ -11,15 +13,27 @@
 #
 #   perf/balance_pinned.sh                       # build/, 3 rounds, 200000 points, 600 steps
 #   perf/balance_pinned.sh build 5 300000 800    # BUILD ROUNDS POINTS STEPS
+#   perf/balance_pinned.sh --case mfg1d build 3  # the 1D game, 40000 points, 400 steps
 #
 # Needs `fracmfg` in BUILD/bin, taskset, at least 2 CPUs and /usr/bin/python3 with h5py.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+case_name=fpde1d
+if [[ "${1:-}" = --case ]]; then
+  case_name="${2:?--case needs fpde1d, mfg1d or mfg2d}"
+  shift 2
+fi
+case "$case_name" in
+  fpde1d) default_points=200000 default_steps=600 ;;
+  mfg1d) default_points=40000 default_steps=400 ;;
+  mfg2d) default_points=128 default_steps=60 ;;
+  *) echo "balance_pinned.sh: unknown case $case_name (fpde1d, mfg1d, mfg2d)" >&2; exit 1 ;;
+esac
 build="${1:-build}"
 rounds="${2:-3}"
-points="${3:-200000}"
-steps="${4:-600}"
+points="${3:-$default_points}"
+steps="${4:-$default_steps}"
 [[ "$build" = /* ]] || build="$here/$build"
 driver="$build/bin/fracmfg"
 [[ -x "$driver" ]] || { echo "balance_pinned.sh: $driver not found (build fracmfg_driver)" >&2; exit 1; }
@@ -51,7 +65,8 @@ EOF
 chmod +x "$work/pin.sh"
 
 deck() {  # deck NAME GRID(true|false) FILE
-  cat >"$work/$1.yaml" <<EOF
+  case "$case_name" in
+    fpde1d) cat >"$work/$1.yaml" <<EOF
 problem: fpde
 fpde:
   type: time_fractional
@@ -69,11 +84,47 @@ execution:
 output: {file: $3, every: $steps}
 logging: {level: debug}
 EOF
+      ;;
+    mfg1d) cat >"$work/$1.yaml" <<EOF
+problem: mfg
+mfg:
+  domain: {length: [1.0], boundary: periodic}
+  grid: {points: [$points]}
+  time: {horizon: 1.0, steps: $steps}
+  diffusion: 0.05
+  coupling: {type: log, potential: "0.5*cos(2*pi*x)"}
+  initial_density: "exp(-(x-0.3)^2/0.005)"
+  iteration: {damping: 0.5, tolerance: 1.0e-6, max_iterations: 200}
+execution:
+  balance: {grid: $2, interval: 1, threshold: 0.1, patience: 2}
+output: {file: $3, every: $steps}
+logging: {level: debug}
+EOF
+      ;;
+    mfg2d) cat >"$work/$1.yaml" <<EOF
+problem: mfg
+mfg:
+  domain: {length: [1.0, 1.0], boundary: reflecting}
+  grid: {points: [$points, $points]}
+  time: {horizon: 1.0, steps: $steps}
+  diffusion: 0.01
+  coupling: {type: log, potential: "50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))"}
+  initial_density: "exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)"
+  terminal_cost: "5*(x-0.9)^2"
+  iteration: {damping: 0.3, tolerance: 1.0e-5, max_iterations: 300}
+execution:
+  balance: {grid: $2, interval: 1, threshold: 0.1, patience: 2}
+output: {file: $3, every: $steps}
+logging: {level: debug}
+petsc: {options: "-mfg_hjb_ksp_rtol 1e-10 -mfg_fp_ksp_rtol 1e-12"}
+EOF
+      ;;
+  esac
 }
 deck static false "$work/static.h5"
 deck balanced true "$work/balanced.h5"
 
-echo "balance_pinned.sh: $points points, $steps steps, 3 ranks: 0 and 1 on CPU $core0, 2 on CPU $core1"
+echo "balance_pinned.sh: $case_name, $points points, $steps steps, 3 ranks: 0 and 1 on CPU $core0, 2 on CPU $core1"
 echo "load before: $(uptime)"
 : >"$work/times"
 run() {  # run VARIANT ROUND
@@ -84,7 +135,7 @@ run() {  # run VARIANT ROUND
   local s
   s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
   printf '%s %d %.2f\n' "$1" "$2" "$s" | tee -a "$work/times"
-  grep -h "re-split at\|steps 0\.\." "$work/$1.$2.log" | sed 's/^/    /' || true
+  grep -h "re-split a\|steps 0\.\.\|converged after" "$work/$1.$2.log" | sed 's/^/    /' || true
   # The balance policy's observations (debug lines): measured imbalance max t / mean t - 1.
   grep -h "rebalance: observation" "$work/$1.$2.log" | awk '
     { n++; v[n] = $(NF - 1); s = s " " $(NF - 1) }

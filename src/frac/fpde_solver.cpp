@@ -24,6 +24,9 @@ namespace {
 
 using Type = FpdeProblem::Type;
 
+// Time steps per load-balance observation when FpdeBalanceOptions::interval is 0.
+constexpr int kDefaultBalanceInterval = 10;
+
 using ReadArray = la::VecReadArray;
 using WriteArray = la::VecArray;
 
@@ -72,7 +75,7 @@ struct FpdeSolver::Impl {
     make_stepper();
     const FpdeBalanceOptions& b = options.balance;
     if (b.enabled) {
-      if (b.interval < 1) throw Error("fpde: balance interval must be >= 1");
+      if (b.interval < 0) throw Error("fpde: balance interval must be >= 0 (0: 10 steps)");
       exec::RebalanceOptions ro;
       ro.threshold = b.threshold;
       ro.patience = b.patience;
@@ -94,14 +97,15 @@ struct FpdeSolver::Impl {
   /// Every options.balance.interval steps: the ranks' step work over those steps into the
   /// balance policy, and a re-split when it asks for one. Collective.
   void balance() {
-    if (!rebalancer || n % options.balance.interval != 0 || n >= mesh.steps()) return;
+    const int interval = options.balance.interval_or(kDefaultBalanceInterval);
+    if (!rebalancer || n % interval != 0 || n >= mesh.steps()) return;
     const auto points = static_cast<PetscInt>(grid.local_size());
     const exec::SchedSample now = exec::sched_sample();
     const double share = exec::cpu_share(window_start, now);
     double seconds = stepper->times_solve_cpu() ? window_cpu_seconds / share : window_seconds;
     if (options.balance.speed) {
       const double speed = options.balance.speed(rebalancer->rank(), n);
-      seconds = static_cast<double>(points) * static_cast<double>(options.balance.interval) / speed;
+      seconds = static_cast<double>(points) * static_cast<double>(interval) / speed;
     }
     options.log.debug("fpde: step work ", window_seconds, " s wall, ", window_cpu_seconds,
                       " s CPU at a CPU share of ", share, " -> ", seconds, " s");

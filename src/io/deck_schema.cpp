@@ -20,12 +20,12 @@ Field execution_schema() {
     boolean("learn", "update the performance model with every measured kernel call").def(true),
     boolean("report", "print a table of kernel calls per backend at the end of the run").def(false),
     integer("max_ranks_per_gpu", "most ranks sharing one GPU; further ranks on a node use the cpu backend").at_least(1).def(4),
-    section("balance", "Re-splitting the grid over the ranks in proportion to each rank's measured speed (fpde), between time steps.", {
-      boolean("grid", "re-split the fpde grid by measured rank speed (false: PETSc's even split throughout)").def(false),
-      integer("interval", "observe the ranks' step times, and possibly re-split, every this many time steps").at_least(1).def(10),
+    section("balance", "Re-splitting the grid over the ranks in proportion to each rank's measured speed: fpde between time steps, mfg between outer iterations.", {
+      boolean("grid", "re-split the grid by measured rank speed (false: PETSc's even split throughout)").def(false),
+      integer("interval", "observe the ranks' work times, and possibly re-split, every this many time steps (fpde) or outer iterations (mfg)").at_least(1).optional("10 time steps (fpde), 1 outer iteration (mfg)"),
       real("threshold", "imbalance (slowest rank's time / mean time - 1) above which an observation counts as imbalanced").at_least(0.0).def(0.2),
       integer("patience", "consecutive imbalanced observations before a re-split").at_least(1).def(2),
-    }).only_when("problem", {"fpde"}),
+    }).only_when("problem", {"fpde", "mfg"}),
   });
 }
 

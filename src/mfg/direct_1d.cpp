@@ -6,6 +6,7 @@
 #include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
 #include "mfg/stencil.hpp"
+#include "mfg/work_scope.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -162,12 +163,14 @@ double hjb_residual_rows_1d(const Model& model, const UpwindHamiltonian& ham, co
                             std::pair<double, double> ghosts, const double* u_next,
                             const double* rhs, double* r, double* sub, double* diag,
                             double* super) {
+  const WorkScope work(model);
   return hjb_residual_walk<true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
 }
 
 double hjb_residual_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
                        std::pair<double, double> ghosts, const double* u_next, const double* rhs,
                        double* r) {
+  const WorkScope work(model);
   return hjb_residual_walk<false>(model, ham, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
 }
 
@@ -184,6 +187,7 @@ void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, co
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                 const double* inv_c, std::pair<double, double> inv_c_ghosts, double* sub,
                 double* diag, double* super) {
+  const WorkScope work(model);
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ih = 1.0 / model.grid().spacing(0);

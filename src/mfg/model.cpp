@@ -52,6 +52,7 @@ struct Model::Impl {
   std::vector<double> x, y, inv_c;
   VecPtr potential, terminal, initial;
   Source hjb, fp;
+  mutable double work = 0.0;  // work_seconds()
 
   // The field's values at the owned points at time t.
   std::vector<double> sample(const Field& field, double t) const {
@@ -218,6 +219,13 @@ const double* Model::hjb_source(int n) const {
 }
 const double* Model::fp_source(int n) const {
   return impl_->level(impl_->fp, n);
+}
+
+double Model::work_seconds() const {
+  return impl_->work;
+}
+void Model::add_work(double seconds) const {
+  impl_->work += seconds;
 }
 
 double Model::mass(Vec v) const {

@@ -56,6 +56,13 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
   // 2. Build. From here on a stop signal ends the run after the current iteration, with a
   //    checkpoint, instead of killing it.
   Solver solver(comm, problem_from_config(config), selector, log);
+  const io::ExecutionConfig::Balance& balance = deck.execution().balance;
+  core::BalanceOptions bo;
+  bo.enabled = balance.grid;
+  bo.interval = balance.interval;
+  bo.threshold = balance.threshold;
+  bo.patience = balance.patience;
+  solver.set_balance(bo);
   core::InterruptGuard interrupts;
   if (!restart.empty()) solver.restart(restart.path);
   summary.first_iteration = solver.iterations();

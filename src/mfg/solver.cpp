@@ -346,9 +346,7 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.selector = selector;
   d.progress.emplace(log, core::progress_interval_from_environment(log));
   d.model = std::make_unique<Model>(comm, problem);
-  d.hjb = std::make_unique<HjbSolver>(*d.model, selector);
-  d.coupling = std::make_unique<Coupling>(*d.model, selector);
-  d.forward = detail::make_forward_method(*d.model, selector, log);
+  d.build_operators();
   d.levels = d.model->steps() + 1;
   DM dm = d.model->dm();
   d.x = detail::make_state(dm, d.levels);
@@ -356,11 +354,6 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
     FRACMFG_PETSC_CHECK(VecSet(d.x.u[n].get(), 0.0));
     FRACMFG_PETSC_CHECK(VecCopy(d.model->initial_density(), d.x.m[n].get()));
   }
-  d.ut = detail::global_vec(dm);
-  d.ut_next = detail::global_vec(dm);
-  d.rhs = detail::global_vec(dm);
-  d.mt = detail::global_vec(dm);
-  d.mt_next = detail::global_vec(dm);
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
   const Grid& g = d.model->grid();
@@ -398,7 +391,9 @@ bool Solver::converged() const {
 }
 
 IterationRecord Solver::iterate() {
-  return impl_->iterate();
+  const IterationRecord rec = impl_->iterate();
+  impl_->balance(rec.iteration);
+  return rec;
 }
 
 SolveResult Solver::solve(const CheckpointOptions& checkpoint) {

@@ -15,6 +15,9 @@
 
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/core/progress.hpp"
+#include "fracmfg/core/solve_control.hpp"
+#include "fracmfg/exec/cpu_share.hpp"
+#include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/mfg/coupling.hpp"
 #include "fracmfg/mfg/hjb.hpp"
@@ -84,11 +87,28 @@ struct Solver::Impl {
 
   detail::Anderson anderson;
 
+  // Load balance of the grid (set_balance; solver_balance.cpp).
+  core::BalanceOptions balance_options;
+  std::unique_ptr<exec::Rebalancer> rebalancer;
+  exec::SchedSample window_start;  // CPU share over the observation window
+  double window_work = 0.0;        // model->work_seconds() at the window's start
+  int resplits = 0;
+
   // Fields replicated in natural order (gather_u, gather_m); made at the first call.
   std::unique_ptr<detail::Replicator> replicator;
   std::vector<double> gather(const std::vector<detail::VecPtr>& field, int n);
 
   const Problem& problem() const { return model->problem(); }
+
+  // The HJB and Fokker-Planck solvers, the coupling and the scratch vectors on `model`
+  // (construction, and again after a re-split). Collective.
+  void build_operators();
+  // After outer iteration `it`: the ranks' work into the balance policy every
+  // balance_options.interval iterations, and a re-split when it asks for one. Collective.
+  void balance(int it);
+  // Moves the state (every level of U and M, the Anderson history) to the ownership ranges
+  // lx (ly) and builds the model and operators again on them. Collective.
+  void resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly);
 
   // The fixed point (solver.cpp).
   double theta(int k) const;

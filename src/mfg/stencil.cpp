@@ -5,6 +5,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
+#include "mfg/work_scope.hpp"
 
 namespace fracmfg::mfg::detail {
 
@@ -96,6 +97,7 @@ UpwindHamiltonian HamiltonianAtDensity::stencil() const {
 
 void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
                   const double* u, const double* u_next, const double* rhs, double* r) {
+  const WorkScope work(model);
   const Grid& g = model.grid();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
@@ -130,6 +132,7 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
 
 void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
               double* rows) {
+  const WorkScope work(model);
   const Grid& g = model.grid();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();

@@ -105,17 +105,8 @@
 namespace fracmfg::frac {
 
 /// Re-splitting the grid over the ranks in proportion to their measured speed (the deck's
-/// execution.balance; see "Load balance" above).
-struct FpdeBalanceOptions {
-  bool enabled = false;    ///< off: PETSc's even split throughout
-  int interval = 10;       ///< steps per observation (>= 1)
-  double threshold = 0.2;  ///< exec::RebalanceOptions::threshold
-  int patience = 2;        ///< exec::RebalanceOptions::patience
-  /// Injected speed (tests, models of other machines): when set, the time a rank reports
-  /// for its step work is (owned points) / speed(rank, step) instead of the measured one,
-  /// so that a re-split can be forced and its outcome predicted. speed > 0.
-  std::function<double(int rank, std::int64_t step)> speed;
-};
+/// execution.balance; see "Load balance" above). interval counts time steps (0: 10).
+using FpdeBalanceOptions = core::BalanceOptions;
 
 /// Settings of an FpdeSolver that are not part of the problem.
 struct FpdeSolverOptions {

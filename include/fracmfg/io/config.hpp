@@ -39,10 +39,12 @@ struct ExecutionConfig {
   bool report = false;
   int max_ranks_per_gpu = 4;
   /// execution.balance: re-splitting a grid over the ranks by their measured speed
-  /// (exec/balance_policy.hpp); the FPDE solver's grid (frac::FpdeBalanceOptions).
+  /// (exec/balance_policy.hpp); the FPDE and MFG solvers' grids (core::BalanceOptions).
   struct Balance {
-    bool grid = false;       ///< re-split the grid (off: PETSc's even split throughout)
-    int interval = 10;       ///< observe (and possibly re-split) every this many steps
+    bool grid = false;  ///< re-split the grid (off: PETSc's even split throughout)
+    /// Observe (and possibly re-split) every this many steps (fpde) or outer iterations
+    /// (mfg); 0 (not given): the solver's default, 10 steps or 1 iteration.
+    int interval = 0;
     double threshold = 0.2;  ///< imbalance max t / mean t - 1 that counts as imbalanced
     int patience = 2;        ///< consecutive imbalanced observations before a re-split
   };

@@ -82,6 +82,13 @@ class Model {
   /// sum_i v_i * cell volume. Collective.
   double mass(Vec v) const;
 
+  /// CPU time [s] of the calling thread spent so far in this model's local grid loops (the
+  /// HJB residual and Jacobian rows, the Fokker-Planck rows): work that scales with the
+  /// owned points and involves no communication, which the load balance compares between
+  /// ranks (mfg/solver.hpp). add_work() is called by those loops. Not collective.
+  double work_seconds() const;
+  void add_work(double seconds) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -189,6 +189,22 @@ class Solver {
   /// True when the last iteration met the tolerance.
   bool converged() const;
 
+  /// Load balance of the grid (the deck's execution.balance): with options.enabled, after
+  /// every options.interval-th outer iteration (0: every one) each rank's grid work since the
+  /// last observation (Model::work_seconds(): the HJB and Fokker-Planck row loops, CPU time
+  /// divided by the share of a CPU the rank got, exec/cpu_share.hpp; or the injected
+  /// options.speed) goes to an exec::Rebalancer (threshold and patience from options,
+  /// cool-down 3 observations, hysteresis 0.05, at least 2 points per range). On a re-split
+  /// every level of U and M and the Anderson history move to the new ownership ranges
+  /// (exec::migrate, values unchanged) and the model, the HJB and Fokker-Planck solvers and
+  /// the coupling are built again on them; the iteration goes on as on the old split (the
+  /// same result to round-off: only the distributed sums' order changes). model() and the
+  /// Vecs of u() and m() change with a re-split. No observation follows the last
+  /// iteration. Not available in 3D (Error). Not collective (the observations are).
+  void set_balance(const core::BalanceOptions& options);
+  /// Re-splits so far.
+  int resplits() const;
+
  private:
   // Grid sequencing (iteration.coarse_levels): solves the coarse games and start_from()s the
   // finest of them. Collective.

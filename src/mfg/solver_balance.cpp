@@ -1,0 +1,177 @@
+#include <mpi.h>
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/mfg/grid.hpp"
+#include "fracmfg/mfg/solver.hpp"
+#include "mfg/petsc_handles.hpp"
+#include "mfg/solver_impl.hpp"
+
+// The load balance of the mfg grid (Solver::set_balance, the deck's execution.balance): the
+// observation after every `interval` outer iterations and the re-split with its migration of
+// the whole state. The policy is exec::RebalancePolicy's (exec/balance_policy.hpp).
+
+namespace fracmfg::mfg {
+
+using detail::fmt;
+
+namespace {
+
+// Outer iterations per observation when BalanceOptions::interval is 0.
+constexpr int kDefaultBalanceInterval = 1;
+
+// Moves every level of a State from DMDA `from` to DMDA `to` (same grid, other ownership
+// ranges) in one scatter: the levels are packed as the components of a companion DMDA with
+// 2 x levels values per point. Bit-identical values. Collective.
+detail::State migrate_state(DM from, const detail::State& s, DM to) {
+  const auto levels = static_cast<PetscInt>(s.u.size());
+  const PetscInt dof = 2 * levels;
+  detail::State out = detail::make_state(to, static_cast<int>(levels));
+  if (levels == 0) return out;
+  const exec::DmPtr cfrom = create_dmda_components(from, dof);
+  const exec::DmPtr cto = create_dmda_components(to, dof);
+  const detail::VecPtr packed = detail::global_vec(cfrom.get());
+  PetscInt n_from = 0;
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(s.u[0].get(), &n_from));
+  {
+    detail::WriteArray p(packed.get());
+    for (PetscInt l = 0; l < levels; ++l) {
+      detail::ReadArray u(s.u[static_cast<std::size_t>(l)].get());
+      detail::ReadArray m(s.m[static_cast<std::size_t>(l)].get());
+      for (PetscInt k = 0; k < n_from; ++k) {
+        p[k * dof + l] = u[k];
+        p[k * dof + levels + l] = m[k];
+      }
+    }
+  }
+  const detail::VecPtr moved = exec::migrate(cfrom.get(), packed.get(), cto.get());
+  PetscInt n_to = 0;
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(out.u[0].get(), &n_to));
+  detail::ReadArray p(moved.get());
+  for (PetscInt l = 0; l < levels; ++l) {
+    detail::WriteArray u(out.u[static_cast<std::size_t>(l)].get());
+    detail::WriteArray m(out.m[static_cast<std::size_t>(l)].get());
+    for (PetscInt k = 0; k < n_to; ++k) {
+      u[k] = p[k * dof + l];
+      m[k] = p[k * dof + levels + l];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Solver::Impl::build_operators() {
+  hjb = std::make_unique<HjbSolver>(*model, selector);
+  coupling = std::make_unique<Coupling>(*model, selector);
+  forward = detail::make_forward_method(*model, selector, log);
+  DM dm = model->dm();
+  ut = detail::global_vec(dm);
+  ut_next = detail::global_vec(dm);
+  rhs = detail::global_vec(dm);
+  mt = detail::global_vec(dm);
+  mt_next = detail::global_vec(dm);
+  replicator.reset();
+}
+
+void Solver::set_balance(const core::BalanceOptions& options) {
+  Impl& d = *impl_;
+  if (options.interval < 0) throw Error("mfg: balance interval must be >= 0 (0: 1 iteration)");
+  d.balance_options = options;
+  d.rebalancer.reset();
+  if (!options.enabled) return;
+  if (d.model->grid().dim > 2) {
+    throw Error("mfg: the grid load balance is available for 1D and 2D grids");
+  }
+  exec::RebalanceOptions ro;
+  ro.threshold = options.threshold;
+  ro.patience = options.patience;
+  ro.min_per_rank = 2;  // the stencil width (1) and the walls' mirrored ghosts
+  d.rebalancer =
+      std::make_unique<exec::Rebalancer>(d.comm, ro, d.log, exec::dmda_layout(d.model->dm()));
+  d.window_start = exec::sched_sample();
+  d.window_work = d.model->work_seconds();
+}
+
+int Solver::resplits() const {
+  return impl_->resplits;
+}
+
+void Solver::Impl::balance(int it) {
+  if (!rebalancer) return;
+  const int interval = balance_options.interval_or(kDefaultBalanceInterval);
+  // No observation after the last iteration: nothing would run on a new split.
+  if (converged || it >= problem().iteration.max_iterations || it % interval != 0) return;
+  const PetscInt points = model->box().count();
+  const exec::SchedSample now = exec::sched_sample();
+  const double share = exec::cpu_share(window_start, now);
+  const double work = model->work_seconds() - window_work;
+  // The rank's own grid work, as wall time at the share of a CPU it got: ranks taking turns
+  // on one core show as slower (exec/cpu_share.hpp).
+  double seconds = work / share;
+  if (balance_options.speed) {
+    const double speed = balance_options.speed(rebalancer->rank(), it);
+    seconds = static_cast<double>(points) * static_cast<double>(interval) / speed;
+  }
+  log.debug("mfg: grid work ", work, " s CPU at a CPU share of ", share, " -> ", seconds, " s");
+  const exec::RebalanceDecision& dec = rebalancer->observe(seconds, points);
+  if (dec.resplit) {
+    const double t0 = MPI_Wtime();
+    resplit(dec.lx, dec.ly);
+    std::ostringstream os;
+    os << "mfg: grid re-split after iteration " << it << " (" << fmt(MPI_Wtime() - t0)
+       << " s), points per rank in x:";
+    const Grid& g = model->grid();
+    const std::vector<PetscInt> lx = dec.lx;
+    for (PetscInt c : lx) os << ' ' << c;
+    if (g.dim == 2) {
+      os << "; in y:";
+      for (PetscInt c : dec.ly) os << ' ' << c;
+    }
+    log.info(os.str());
+  }
+  window_start = exec::sched_sample();
+  window_work = model->work_seconds();
+}
+
+void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
+  auto next = std::make_unique<Model>(comm, problem(), lx, ly);
+  DM from = model->dm();
+  DM to = next->dm();
+  detail::State moved = migrate_state(from, x, to);
+  // Anderson: the history (f_prev, g_prev and the differences) moves; x_before and f_cur
+  // are rewritten by every iteration, spare states are dropped.
+  if (anderson.depth > 0) {
+    detail::Anderson& a = anderson;
+    auto carry = [&](std::unique_ptr<detail::State>& s) {
+      s = std::make_unique<detail::State>(migrate_state(from, *s, to));
+    };
+    carry(a.f_prev);
+    carry(a.g_prev);
+    for (detail::State& s : a.d_f) s = migrate_state(from, s, to);
+    for (detail::State& s : a.d_g) s = migrate_state(from, s, to);
+    a.x_before = std::make_unique<detail::State>(detail::make_state(to, a.levels));
+    a.f_cur = std::make_unique<detail::State>(detail::make_state(to, a.levels));
+    a.spare.clear();
+    a.dm = to;
+  }
+  // The operators hold the old model: release them before it.
+  hjb.reset();
+  coupling.reset();
+  forward.reset();
+  replicator.reset();
+  x = std::move(moved);
+  model = std::move(next);
+  build_operators();
+  ++resplits;
+  rebalancer->set_layout(exec::dmda_layout(model->dm()));
+}
+
+}  // namespace fracmfg::mfg
