@@ -2,16 +2,16 @@
 // How each kernel dispatched through a Selector describes one call of itself: the one place
 // where a kernel's bytes, flops, per-call transfers and resident device bytes are written.
 // The solvers' dispatch points (frac/history_engine.cpp, mfg/kde_dispatch.cpp,
-// mfg/particles.cpp, la/line_pc.cpp) and `fracmfg calibrate` (exec/calibration_kernels.cpp) both
-// build their Workloads here, so the performance model fitted by calibration is the one the solvers
-// consult. The functions sit in exec, not next to the kernels' declarations, because the
-// kernels layer is below exec (docs/design.md §1); each names the kernel it describes.
+// mfg/particles.cpp, la/line_pc.cpp) and `fracmfg calibrate` (exec/calibration_kernels.cpp)
+// both build their Workloads here, so the performance model fitted by calibration is the one
+// the solvers consult. The functions sit in exec, not next to the kernels' declarations, because
+// the kernels layer is below exec (docs/design.md §1); each names the kernel it describes.
 //
 // Chunkable kernels (Workload::chunkable) take the call's Decision in their cuda_fn and
 // process their data in Decision::chunks pieces when the device budget holds only part of
 // the working set: history_fft (components), the binned KDE (samples). Kernels with state
-// resident on the device (the L1 history, the particles) count in transfer_bytes only what crosses
-// per call, plus the state when it is not yet where the call would run.
+// resident on the device (the L1 history, the particles) count in transfer_bytes only what
+// crosses per call, plus the state when it is not yet where the call would run.
 
 #include <cstdint>
 
