@@ -154,10 +154,11 @@ FRACMFG_HOST_DEVICE inline std::int64_t first_above(const double* cdf, std::int6
 
 /// Particle id's position drawn from m0 (the cell by the cumulative mass, the position
 /// uniform inside it).
+template <int Dim>
 FRACMFG_HOST_DEVICE inline void particle_draw(const ParticleStep& s, std::uint64_t id, double& x,
                                               double& y) {
   const ParticleAxis& ax = s.axis[0];
-  const std::int64_t n = s.dim == 2 ? ax.points * s.axis[1].points : ax.points;
+  const std::int64_t n = Dim == 2 ? ax.points * s.axis[1].points : ax.points;
   const RandomWords r = philox(s.seed, id, 0, kStreamStart);
   const double pick = uniform53(r.w[0], r.w[1]) * s.cdf[n - 1];
   std::int64_t cell = first_above(s.cdf, n, pick);
@@ -166,7 +167,7 @@ FRACMFG_HOST_DEVICE inline void particle_draw(const ParticleStep& s, std::uint64
   const double ox = uniform53(r.w[2], r.w[3]) - 0.5;
   x = into_domain(ax.origin + static_cast<double>(i) * ax.spacing + ox * ax.spacing, ax.length,
                   ax.periodic);
-  if (s.dim == 2) {
+  if (Dim == 2) {
     const ParticleAxis& ay = s.axis[1];
     const RandomWords r2 = philox(s.seed, id, 0, kStreamStart2);
     const double oy = uniform53(r2.w[0], r2.w[1]) - 0.5;
@@ -178,12 +179,13 @@ FRACMFG_HOST_DEVICE inline void particle_draw(const ParticleStep& s, std::uint64
 /// One Euler-Maruyama step of particle id at (x, y): the drift -grad u / c interpolated
 /// (bilinearly in 2D: d/dx on x faces, rows at the points in y; d/dy on y faces, columns at
 /// the points in x), the noise from the step's counter.
+template <int Dim>
 FRACMFG_HOST_DEVICE inline void particle_move(const ParticleStep& s, std::uint64_t id, double& x,
                                               double& y) {
   const ParticleAxis& ax = s.axis[0];
   const Lattice nx_l = node_lattice(ax), fx_l = face_lattice(ax);
   double z1 = 0.0, z2 = 0.0;
-  if (s.dim != 2) {
+  if (Dim != 2) {
     const Stencil2 f = locate(fx_l, x);
     const Stencil2 c = locate(nx_l, x);
     const double du = (1.0 - f.frac) * s.dx_face[f.lo] + f.frac * s.dx_face[f.hi];
@@ -220,11 +222,12 @@ FRACMFG_HOST_DEVICE inline void particle_move(const ParticleStep& s, std::uint64
 /// The bins a particle at (x, y) adds to and its mass in each (units of 2^-32, >= 0,
 /// summing to exactly 2^32): x first, then each x part split in y. Returns how many (2 or 4)
 /// of index[], mass[] it set.
+template <int Dim>
 FRACMFG_HOST_DEVICE inline int particle_bin(const ParticleStep& s, double x, double y,
                                             std::int64_t* index, std::int64_t* mass) {
   const ParticleAxis& ax = s.axis[0];
   const Bin bx = bin(x, ax.origin, ax.spacing, ax.points, ax.periodic, kParticleMass);
-  if (s.dim != 2) {
+  if (Dim != 2) {
     index[0] = bx.lo;
     mass[0] = bx.lower;
     index[1] = bx.hi;
@@ -249,26 +252,56 @@ FRACMFG_HOST_DEVICE inline int particle_bin(const ParticleStep& s, double x, dou
   return 4;
 }
 
-/// The whole call for particle p: draw, move, write back, and the bins it adds to.
-/// Returns the number of (index, mass) pairs set (0 when s.bins is null).
+/// The whole call for particle p: draw, move, write back, and the bins it adds to. Dim,
+/// Draw, Move are the call's s.dim, s.draw, s.move as template arguments, so that the loops
+/// compile one lean body per kind of call (particle_kind picks it). Returns the number of
+/// (index, mass) pairs set (0 when s.bins is null).
+template <int Dim, bool Draw, bool Move>
 FRACMFG_HOST_DEVICE inline int particle_item(const ParticleStep& s, std::int64_t p,
                                              const double* x_in, const double* y_in, double* x_out,
                                              double* y_out, std::int64_t* index,
                                              std::int64_t* mass) {
   const auto id = static_cast<std::uint64_t>(s.first + p);
   double x = 0.0, y = 0.0;
-  if (s.draw) {
-    particle_draw(s, id, x, y);
+  if (Draw) {
+    particle_draw<Dim>(s, id, x, y);
   } else {
     x = x_in[p];
-    if (s.dim == 2) y = y_in[p];
+    if (Dim == 2) y = y_in[p];
   }
-  if (s.move) particle_move(s, id, x, y);
-  if (s.draw || s.move) {
+  if (Move) particle_move<Dim>(s, id, x, y);
+  if (Draw || Move) {
     x_out[p] = x;
-    if (s.dim == 2) y_out[p] = y;
+    if (Dim == 2) y_out[p] = y;
   }
-  return s.bins != nullptr ? particle_bin(s, x, y, index, mass) : 0;
+  return s.bins != nullptr ? particle_bin<Dim>(s, x, y, index, mass) : 0;
+}
+
+/// Calls f(Kind{}) with Kind the compile-time kind of the call s: Kind::dim, Kind::draw,
+/// Kind::move (host code: the loop and the launch choose their instantiation with it).
+template <int Dim, bool Draw, bool Move>
+struct ParticleKind {
+  static constexpr int dim = Dim;
+  static constexpr bool draw = Draw;
+  static constexpr bool move = Move;
+};
+
+template <int Dim, class F>
+void particle_kind_of(const ParticleStep& s, F&& f) {
+  if (s.draw) {
+    s.move ? f(ParticleKind<Dim, true, true>{}) : f(ParticleKind<Dim, true, false>{});
+  } else {
+    s.move ? f(ParticleKind<Dim, false, true>{}) : f(ParticleKind<Dim, false, false>{});
+  }
+}
+
+template <class F>
+void particle_kind(const ParticleStep& s, F&& f) {
+  if (s.dim == 2) {
+    particle_kind_of<2>(s, f);
+  } else {
+    particle_kind_of<1>(s, f);
+  }
 }
 
 }  // namespace fracmfg::kernels::detail

@@ -20,8 +20,9 @@
 // bins up to one unit of 2^-32 per particle.
 //
 // Entry points:
-//   particle_step_host   a Kokkos loop on the default host execution space over the
-//                        particles (needs Kokkos initialised); the positions are s.x, s.y.
+//   particle_step_host   Kokkos loops on the default host execution space over the
+//                        particles (draw and move, then bin; needs Kokkos initialised); the
+//                        positions are s.x, s.y.
 //   ParticleDevice       the cuda path with the positions resident on one device: a draw
 //                        creates them there, upload() places host positions, each call copies
 //                        only the face differences of grad u over and the bins back,

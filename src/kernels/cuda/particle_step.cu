@@ -48,12 +48,14 @@ constexpr unsigned threads_per_block = 256;
 
 static_assert(sizeof(unsigned long long) == sizeof(std::int64_t), "64-bit bins");
 
+template <int Dim, bool Draw, bool Move>
 __global__ void particle_kernel(ParticleStep s, const double* x_in, const double* y_in,
                                 double* x_out, double* y_out, unsigned long long* bins) {
   for (std::int64_t p = global_thread(); p < s.count; p += grid_threads()) {
     std::int64_t index[4];
     std::int64_t mass[4];
-    const int n = detail::particle_item(s, p, x_in, y_in, x_out, y_out, index, mass);
+    const int n =
+        detail::particle_item<Dim, Draw, Move>(s, p, x_in, y_in, x_out, y_out, index, mass);
     for (int k = 0; k < n; ++k) {
       // Two's complement: the unsigned sum has the bits of the signed one.
       atomicAdd(bins + index[k], static_cast<unsigned long long>(mass[k]));
@@ -145,8 +147,12 @@ void particles_run(ParticleDevice::State* s, const ParticleStep& step) {
     d.bins = reinterpret_cast<std::int64_t*>(bins);  // a non-null marker for the item body
   }
   if (step.count > 0) {
-    particle_kernel<<<grid_blocks(step.count, threads_per_block), threads_per_block>>>(
-        d, s->x.get(), s->y.get(), s->x_next.get(), s->y_next.get(), bins);
+    const unsigned blocks = grid_blocks(step.count, threads_per_block);
+    detail::particle_kind(step, [&](auto kind) {
+      using Kind = decltype(kind);
+      particle_kernel<Kind::dim, Kind::draw, Kind::move><<<blocks, threads_per_block>>>(
+          d, s->x.get(), s->y.get(), s->x_next.get(), s->y_next.get(), bins);
+    });
     cuda_sync_check("particle step kernel");
   }
   if (step.bins != nullptr) {
