@@ -74,6 +74,7 @@ struct ParticleFokkerPlanck::Impl {
   // device while `device` is resident (px, py are then a stale or refreshed copy). A sweep's
   // positions are drawn by its first kernel call (draw_pending), where that call runs.
   std::vector<double> px, py;
+  bool host_current = true;  ///< px, py hold the current positions
   bool draw_pending = false;
   std::optional<kernels::ParticleDevice> device;
   // replicated grid data (natural order)
@@ -173,9 +174,12 @@ struct ParticleFokkerPlanck::Impl {
   /// copy stays authoritative (a refresh for a reader of x(), y()).
   void to_host(bool keep) {
     if (!device || !device->resident()) return;
-    px.resize(static_cast<std::size_t>(device->count()));
-    py.resize(g.dim == 2 ? px.size() : 0);
-    device->download(px.data(), py.data());
+    if (!host_current) {
+      px.resize(static_cast<std::size_t>(device->count()));
+      py.resize(g.dim == 2 ? px.size() : 0);
+      device->download(px.data(), py.data());
+      host_current = true;
+    }
     if (!keep) device->drop();
   }
 
@@ -191,6 +195,7 @@ struct ParticleFokkerPlanck::Impl {
     s.x = px.data();
     s.y = g.dim == 2 ? py.data() : nullptr;
     kernels::particle_step_host(s);
+    host_current = true;
   }
 
   /// Runs one particle call where the rank's selector places it (the host without one),
@@ -211,6 +216,7 @@ struct ParticleFokkerPlanck::Impl {
             if (!device->has_constants()) device->set_constants(cdf.data(), inv_c.data());
             if (!s.draw && !device->resident()) device->upload(px.data(), py.data(), count);
             device->run(s);
+            if (s.draw || move) host_current = false;  // a binning alone moves nothing
           });
     }
     draw_pending = false;
