@@ -16,6 +16,7 @@
 #include "fracmfg/kernels/history.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/l1_history.hpp"
+#include "fracmfg/kernels/particle_step.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
 
 namespace fracmfg::exec {
@@ -154,6 +155,60 @@ CalibrationCase mfg_grid_case(std::int64_t n, kernels::KdeBoundary boundary, dou
   d->w = uniform(count, 0.0, 2.0 / static_cast<double>(count), 41);
   d->density.assign(count, 0.0);
   return kde_case(d);
+}
+
+// --- the MFG particle step (kernels/particle_step.hpp), as mfg::ParticleFokkerPlanck runs
+// it: n particles on a reflecting 1D grid of 200 points, moved with a fixed drift field and
+// binned, the positions resident on the device across calls.
+CalibrationCase particle_step_case(std::int64_t n) {
+  struct Data {
+    kernels::ParticleStep step;
+    std::vector<double> cdf, inv_c, dx, x;
+    std::vector<std::int64_t> bins;
+    std::unique_ptr<kernels::ParticleDevice> device;
+  };
+  auto d = std::make_shared<Data>();
+  kernels::ParticleStep& s = d->step;
+  kernels::ParticleAxis& a = s.axis[0];
+  a.points = 200;
+  a.length = 1.0;
+  a.spacing = 1.0 / 200.0;
+  a.origin = 0.5 * a.spacing;
+  a.periodic = false;
+  const auto points = static_cast<std::size_t>(a.points);
+  d->cdf.resize(points);
+  for (std::size_t k = 0; k < points; ++k) d->cdf[k] = static_cast<double>(k + 1) / 200.0;
+  d->inv_c.assign(points, 1.0);
+  d->dx = uniform(static_cast<std::size_t>(kernels::particle_faces(a)), -1.0, 1.0, 91);
+  d->dx.front() = d->dx.back() = 0.0;  // the walls
+  d->x = uniform(static_cast<std::size_t>(n), 0.0, 1.0, 92);
+  d->bins.assign(points, 0);
+  s.dim = 1;
+  s.seed = 5;
+  s.count = n;
+  s.move = true;
+  s.step = 1;
+  s.dt = 0.01;
+  s.noise = std::sqrt(2.0 * 0.02 * s.dt);
+  s.cdf = d->cdf.data();
+  s.inv_c = d->inv_c.data();
+  s.dx_face = d->dx.data();
+  s.x = d->x.data();
+  s.bins = d->bins.data();
+  CalibrationCase c;
+  c.workload = particle_step_workload(KernelId{}, 1, n, a.points, kernels::particle_x_faces(s),
+                                      /*draw=*/false, /*move=*/true, /*resident=*/true);
+  c.host = [d] { kernels::particle_step_host(d->step); };
+  c.cuda = [d](int device, Resources*) {
+    if (!d->device) {
+      d->device =
+          std::make_unique<kernels::ParticleDevice>(device, 1, d->step.axis[0], d->step.axis[1]);
+    }
+    if (!d->device->has_constants()) d->device->set_constants(d->cdf.data(), d->inv_c.data());
+    if (!d->device->resident()) d->device->upload(d->x.data(), nullptr, d->step.count);
+    d->device->run(d->step);
+  };
+  return c;
 }
 
 // --- history_fft: c components, squares of m = p = L/2 rows, two rules (predictor and
@@ -378,6 +433,11 @@ std::vector<CalibratedKernel> calibration_kernels() {
        "MFG particle density: sqrt(n) x sqrt(n) periodic grid nodes as weighted samples, "
        "h = 3 dx",
        72.0, [](std::int64_t n) { return mfg_grid_case(n, kernels::KdeBoundary::periodic, 0.0); }});
+  k.push_back({kn::mfg_particle_step,
+               "MFG particle step: n particles moved (Euler-Maruyama, Philox noise, "
+               "interpolated drift) and binned on a reflecting grid of 200 points (positions "
+               "resident)",
+               16.0, particle_step_case});
   k.push_back({kn::mfg_nonlocal_coupling,
                "MFG nonlocal coupling: Gaussian convolution (width 0.05) of the density on a "
                "reflecting sqrt(n) x sqrt(n) grid",

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fracmfg/kernels/l1_history.hpp"
+#include "fracmfg/kernels/particle_step.hpp"
 
 namespace fracmfg::exec {
 
@@ -31,6 +32,40 @@ Workload kde_binned_workload(KernelId kernel, std::int64_t samples) {
   w.flops = 20.0 * n * std::log2(std::max(2.0, n));
   w.device_bytes = 64.0 * n;
   w.chunkable = true;
+  return w;
+}
+
+Workload particle_step_workload(KernelId kernel, int dim, std::int64_t count,
+                                std::int64_t grid_points, std::int64_t faces, bool draw, bool move,
+                                bool resident) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = count;
+  const double n = static_cast<double>(count);
+  const double d = static_cast<double>(dim);
+  const double corners = dim == 2 ? 4.0 : 2.0;  // bins touched, interpolation stencils
+  const double search = std::log2(std::max(2.0, static_cast<double>(grid_points)));
+  // Per particle: its position read (unless drawn) and written (drawn or moved); a move
+  // reads the face differences and 1/c at the stencil's corners (d + 1 of them); a draw
+  // searches the cdf; each bin touched is read and written.
+  double per = (draw ? 0.0 : 8.0 * d) + (draw || move ? 8.0 * d : 0.0) + 16.0 * corners;
+  double flops = 10.0 * d;  // the binning
+  if (move) {
+    per += 8.0 * corners * (d + 1.0);
+    // Philox (10 rounds), Box-Muller (log, sqrt, sin, cos), the interpolations, the
+    // reflection or wrap.
+    flops += 140.0 + 30.0 * d * corners;
+  }
+  if (draw) {
+    per += 8.0 * search;
+    flops += 40.0 + 20.0 * d + 2.0 * search;
+  }
+  w.bytes = per * n + (move ? 8.0 * static_cast<double>(faces) : 0.0);
+  w.flops = flops * n;
+  w.transfer_bytes = 8.0 * static_cast<double>(grid_points) +
+                     (move ? 8.0 * static_cast<double>(faces) : 0.0) +
+                     (resident || draw ? 0.0 : 8.0 * d * n);
+  w.device_bytes = kernels::ParticleDevice::device_bytes(dim, count, grid_points, faces);
   return w;
 }
 

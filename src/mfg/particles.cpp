@@ -5,16 +5,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/kernel_names.hpp"
+#include "fracmfg/exec/kernel_workloads.hpp"
 #include "fracmfg/exec/partition.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/kernels/kde.hpp"
+#include "fracmfg/kernels/particle_step.hpp"
 #include "mfg/kde_dispatch.hpp"
-#include "mfg/particle_item.hpp"
 #include "mfg/petsc_handles.hpp"
 
 namespace fracmfg::mfg {
@@ -22,9 +25,6 @@ namespace fracmfg::mfg {
 namespace {
 
 constexpr std::int64_t kOne = std::int64_t{1} << 32;  // fixed-point mass of a particle
-
-// Streams of the counter: noise of a step, and the draws of the initial positions.
-constexpr std::uint32_t kStreamNoise = 0, kStreamStart = 1, kStreamStart2 = 2;
 
 // Weighted quantile of a binned distribution on points x_j = origin + j h whose mass is
 // spread uniformly over each cell [x_j - h/2, x_j + h/2].
@@ -70,14 +70,20 @@ struct ParticleFokkerPlanck::Impl {
   std::uint64_t seed = 1;
   double fixed_bandwidth = 0.0;
   std::array<double, 2> last_bandwidth{0.0, 0.0};
+  // The positions live where the last particle step ran: in px, py, or on the rank's
+  // device while `device` is resident (px, py are then a stale or refreshed copy). A sweep's
+  // positions are drawn by its first kernel call (draw_pending), where that call runs.
   std::vector<double> px, py;
+  bool host_current = true;  ///< px, py hold the current positions
+  bool draw_pending = false;
+  std::optional<kernels::ParticleDevice> device;
   // replicated grid data (natural order)
   std::vector<double> inv_c, cdf, u_all, dx_face, dy_face;
   std::vector<std::int64_t> bins;
   std::vector<double> node_x, node_y, weights, dens;
   std::unique_ptr<detail::Replicator> replicator;
   std::unique_ptr<exec::Rebalancer> rebalancer;
-  exec::KernelId kernel;
+  exec::KernelId kernel, step_kernel;
   double sweep_seconds = 0.0;
   bool swept = false;
 
@@ -89,16 +95,6 @@ struct ParticleFokkerPlanck::Impl {
     std::vector<double> out;
     replicator->gather(v, out);
     return out;
-  }
-
-  detail::Lattice node_lattice(int axis) const {
-    return {g.origin(axis), g.spacing(axis), g.points[axis], periodic};
-  }
-  // Faces between points (periodic: (k + 1/2) h, k < N) or including the walls (k h, k <= N).
-  detail::Lattice face_lattice(int axis) const {
-    const double h = g.spacing(axis);
-    return periodic ? detail::Lattice{0.5 * h, h, g.points[axis], true}
-                    : detail::Lattice{0.0, h, g.points[axis] + 1, false};
   }
 
   // One-sided differences of u on the faces of each axis (0 on reflecting walls).
@@ -141,122 +137,113 @@ struct ParticleFokkerPlanck::Impl {
     }
   }
 
-  void draw_start() {
-    const std::int64_t nx = g.points[0];
-    px.resize(static_cast<std::size_t>(count));
-    py.resize(g.dim == 2 ? static_cast<std::size_t>(count) : 0);
-    const double total_mass = cdf.back();
-    for (std::int64_t p = 0; p < count; ++p) {
-      const auto id = static_cast<std::uint64_t>(first + p);
-      const detail::RandomWords r = detail::philox(seed, id, 0, kStreamStart);
-      const double pick = detail::uniform53(r.w[0], r.w[1]) * total_mass;
-      auto cell =
-          static_cast<std::int64_t>(std::upper_bound(cdf.begin(), cdf.end(), pick) - cdf.begin());
-      cell = std::min<std::int64_t>(cell, static_cast<std::int64_t>(cdf.size()) - 1);
-      const std::int64_t i = cell % nx, j = cell / nx;
-      const double ox = detail::uniform53(r.w[2], r.w[3]) - 0.5;
-      px[static_cast<std::size_t>(p)] =
-          detail::into_domain(g.coordinate(0, i) + ox * g.spacing(0), g.length[0], periodic);
-      if (g.dim == 2) {
-        const detail::RandomWords r2 = detail::philox(seed, id, 0, kStreamStart2);
-        const double oy = detail::uniform53(r2.w[0], r2.w[1]) - 0.5;
-        py[static_cast<std::size_t>(p)] =
-            detail::into_domain(g.coordinate(1, j) + oy * g.spacing(1), g.length[1], periodic);
-      }
-    }
+  kernels::ParticleAxis particle_axis(int a) const {
+    kernels::ParticleAxis ax;
+    ax.origin = g.origin(a);
+    ax.spacing = g.spacing(a);
+    ax.length = g.length[static_cast<std::size_t>(a)];
+    ax.points = g.points[static_cast<std::size_t>(a)];
+    ax.periodic = periodic;
+    return ax;
   }
 
-  void move(int n) {
-    const double dt = model.dt();
-    const double noise = std::sqrt(2.0 * model.diffusion() * dt);
-    const detail::Lattice nx_l = node_lattice(0), fx_l = face_lattice(0);
-    const std::int64_t nxp = g.points[0];
-    const std::int64_t fx = fx_l.count;
-    if (g.dim == 1) {
-      for (std::int64_t p = 0; p < count; ++p) {
-        double& x = px[static_cast<std::size_t>(p)];
-        const detail::Stencil2 f = detail::locate(fx_l, x);
-        const detail::Stencil2 c = detail::locate(nx_l, x);
-        const double du = (1.0 - f.frac) * dx_face[static_cast<std::size_t>(f.lo)] +
-                          f.frac * dx_face[static_cast<std::size_t>(f.hi)];
-        const double ic = (1.0 - c.frac) * inv_c[static_cast<std::size_t>(c.lo)] +
-                          c.frac * inv_c[static_cast<std::size_t>(c.hi)];
-        double z1 = 0.0, z2 = 0.0;
-        detail::normals(detail::philox(seed, static_cast<std::uint64_t>(first + p),
-                                       static_cast<std::uint32_t>(n + 1), kStreamNoise),
-                        z1, z2);
-        x = detail::into_domain(x - du * ic * dt + noise * z1, g.length[0], periodic);
-      }
+  /// The kernel call of this rank's particles: a pending draw, a move with u^n when `move`
+  /// (noise counter n + 1), and the binning into `bins`.
+  kernels::ParticleStep particle_call(bool move, int n) {
+    kernels::ParticleStep s;
+    s.dim = g.dim;
+    s.axis[0] = particle_axis(0);
+    if (g.dim == 2) s.axis[1] = particle_axis(1);
+    s.seed = seed;
+    s.first = first;
+    s.count = count;
+    s.draw = draw_pending;
+    s.move = move;
+    s.step = static_cast<std::uint32_t>(n + 1);
+    s.dt = model.dt();
+    s.noise = std::sqrt(2.0 * model.diffusion() * s.dt);
+    s.cdf = cdf.data();
+    s.inv_c = inv_c.data();
+    s.dx_face = move ? dx_face.data() : nullptr;
+    s.dy_face = move && g.dim == 2 ? dy_face.data() : nullptr;
+    s.bins = bins.data();
+    return s;
+  }
+
+  /// Brings device-resident positions home (a call placed on the host); `keep`: the device
+  /// copy stays authoritative (a refresh for a reader of x(), y()).
+  void to_host(bool keep) {
+    if (!device || !device->resident()) return;
+    if (!host_current) {
+      px.resize(static_cast<std::size_t>(device->count()));
+      py.resize(g.dim == 2 ? px.size() : 0);
+      device->download(px.data(), py.data());
+      host_current = true;
+    }
+    if (!keep) device->drop();
+  }
+
+  /// The particle step on the host: the positions in px, py.
+  void host_call(kernels::ParticleStep& s) {
+    if (s.draw) {
+      if (device) device->drop();  // the old positions are replaced
+    } else {
+      to_host(false);
+    }
+    px.resize(static_cast<std::size_t>(count));
+    py.resize(g.dim == 2 ? px.size() : 0);
+    s.x = px.data();
+    s.y = g.dim == 2 ? py.data() : nullptr;
+    kernels::particle_step_host(s);
+    host_current = true;
+  }
+
+  /// Runs one particle call where the rank's selector places it (the host without one),
+  /// moving the positions when the placement changes; bins holds this rank's mass after.
+  void run_particles(bool move, int n) {
+    kernels::ParticleStep s = particle_call(move, n);
+    if (selector == nullptr) {
+      host_call(s);
+    } else {
+      const bool resident = device && device->resident();
+      const auto faces = kernels::particle_x_faces(s) + kernels::particle_y_faces(s);
+      const exec::Workload w = exec::particle_step_workload(step_kernel, g.dim, count, g.size(),
+                                                            faces, s.draw, move, resident);
+      selector->run(
+          w, [&] { host_call(s); },
+          [&] {
+            if (!device) device.emplace(selector->device().device, g.dim, s.axis[0], s.axis[1]);
+            if (!device->has_constants()) device->set_constants(cdf.data(), inv_c.data());
+            if (!s.draw && !device->resident()) device->upload(px.data(), py.data(), count);
+            device->run(s);
+            if (s.draw || move) host_current = false;  // a binning alone moves nothing
+          });
+    }
+    draw_pending = false;
+  }
+
+  /// The current positions in px, py (a pending draw done on the host).
+  void sync_host() {
+    if (draw_pending) {
+      kernels::ParticleStep s = particle_call(false, 0);
+      s.bins = nullptr;
+      host_call(s);
+      draw_pending = false;
       return;
     }
-    const detail::Lattice ny_l = node_lattice(1), fy_l = face_lattice(1);
-    for (std::int64_t p = 0; p < count; ++p) {
-      double& x = px[static_cast<std::size_t>(p)];
-      double& y = py[static_cast<std::size_t>(p)];
-      const detail::Stencil2 fx_s = detail::locate(fx_l, x), nx_s = detail::locate(nx_l, x);
-      const detail::Stencil2 fy_s = detail::locate(fy_l, y), ny_s = detail::locate(ny_l, y);
-      auto at = [](const std::vector<double>& a, std::int64_t row, std::int64_t stride,
-                   std::int64_t col) { return a[static_cast<std::size_t>(row * stride + col)]; };
-      // d/dx on x-faces (rows: grid points in y), d/dy on y-faces (columns: points in x).
-      const double dux =
-          (1.0 - ny_s.frac) * ((1.0 - fx_s.frac) * at(dx_face, ny_s.lo, fx, fx_s.lo) +
-                               fx_s.frac * at(dx_face, ny_s.lo, fx, fx_s.hi)) +
-          ny_s.frac * ((1.0 - fx_s.frac) * at(dx_face, ny_s.hi, fx, fx_s.lo) +
-                       fx_s.frac * at(dx_face, ny_s.hi, fx, fx_s.hi));
-      const double duy =
-          (1.0 - fy_s.frac) * ((1.0 - nx_s.frac) * at(dy_face, fy_s.lo, nxp, nx_s.lo) +
-                               nx_s.frac * at(dy_face, fy_s.lo, nxp, nx_s.hi)) +
-          fy_s.frac * ((1.0 - nx_s.frac) * at(dy_face, fy_s.hi, nxp, nx_s.lo) +
-                       nx_s.frac * at(dy_face, fy_s.hi, nxp, nx_s.hi));
-      const double ic = (1.0 - ny_s.frac) * ((1.0 - nx_s.frac) * at(inv_c, ny_s.lo, nxp, nx_s.lo) +
-                                             nx_s.frac * at(inv_c, ny_s.lo, nxp, nx_s.hi)) +
-                        ny_s.frac * ((1.0 - nx_s.frac) * at(inv_c, ny_s.hi, nxp, nx_s.lo) +
-                                     nx_s.frac * at(inv_c, ny_s.hi, nxp, nx_s.hi));
-      double z1 = 0.0, z2 = 0.0;
-      detail::normals(detail::philox(seed, static_cast<std::uint64_t>(first + p),
-                                     static_cast<std::uint32_t>(n + 1), kStreamNoise),
-                      z1, z2);
-      x = detail::into_domain(x - dux * ic * dt + noise * z1, g.length[0], periodic);
-      y = detail::into_domain(y - duy * ic * dt + noise * z2, g.length[1], periodic);
-    }
+    to_host(true);
   }
 
-  void bin_particles() {
-    std::fill(bins.begin(), bins.end(), 0);
-    const std::int64_t nx = g.points[0];
-    if (g.dim == 1) {
-      for (std::int64_t p = 0; p < count; ++p) {
-        const detail::Bin b = detail::bin(px[static_cast<std::size_t>(p)], g.origin(0),
-                                          g.spacing(0), nx, periodic, kOne);
-        bins[static_cast<std::size_t>(b.lo)] += b.lower;
-        bins[static_cast<std::size_t>(b.hi)] += kOne - b.lower;
-      }
-    } else {
-      const std::int64_t ny = g.points[1];
-      for (std::int64_t p = 0; p < count; ++p) {
-        // x first in 2^32 units, then each x part split in y: the four weights are >= 0 and
-        // add up to exactly 2^32.
-        const detail::Bin bx = detail::bin(px[static_cast<std::size_t>(p)], g.origin(0),
-                                           g.spacing(0), nx, periodic, kOne);
-        const detail::Bin by = detail::bin(py[static_cast<std::size_t>(p)], g.origin(1),
-                                           g.spacing(1), ny, periodic, kOne);
-        const double fy = static_cast<double>(by.lower) / static_cast<double>(kOne);
-        const std::int64_t xl = bx.lower, xu = kOne - bx.lower;
-        const std::int64_t ll = std::llround(static_cast<double>(xl) * fy);
-        const std::int64_t ul = std::llround(static_cast<double>(xu) * fy);
-        bins[static_cast<std::size_t>(by.lo * nx + bx.lo)] += ll;
-        bins[static_cast<std::size_t>(by.hi * nx + bx.lo)] += xl - ll;
-        bins[static_cast<std::size_t>(by.lo * nx + bx.hi)] += ul;
-        bins[static_cast<std::size_t>(by.hi * nx + bx.hi)] += xu - ul;
-      }
-    }
+  /// Sums this rank's bins over the ranks.
+  void reduce_bins() {
     // Integer sums: exact, hence the same for any split of the particles over the ranks.
     MPI_Allreduce(MPI_IN_PLACE, bins.data(), static_cast<int>(bins.size()), MPI_INT64_T, MPI_SUM,
                   comm);
   }
 
+  /// The density of the binned particles (this rank's bins) into m.
   void estimate(Vec m) {
-    bin_particles();
+    reduce_bins();
     const double scale = 1.0 / (static_cast<double>(total) * static_cast<double>(kOne));
     for (std::size_t k = 0; k < bins.size(); ++k) weights[k] = static_cast<double>(bins[k]) * scale;
     // Bandwidth per axis.
@@ -359,7 +346,10 @@ ParticleFokkerPlanck::ParticleFokkerPlanck(const Model& model, exec::Selector* s
       d.node_y[k] = d.g.dim == 2 ? d.g.coordinate(1, j) : 0.0;
     }
   }
-  if (selector != nullptr) d.kernel = selector->kernel("mfg_particle_kde");
+  if (selector != nullptr) {
+    d.kernel = selector->kernel(exec::kernel_names::mfg_particle_kde);
+    d.step_kernel = selector->kernel(exec::kernel_names::mfg_particle_step);
+  }
 }
 
 ParticleFokkerPlanck::~ParticleFokkerPlanck() = default;
@@ -376,9 +366,7 @@ void ParticleFokkerPlanck::begin() {
   }
   d.sweep_seconds = 0.0;
   d.swept = true;
-  const double t0 = MPI_Wtime();
-  d.draw_start();
-  d.sweep_seconds += MPI_Wtime() - t0;
+  d.draw_pending = true;  // drawn by the next particle call, where it runs
 }
 
 void ParticleFokkerPlanck::step(int n, Vec u, Vec m_next) {
@@ -386,12 +374,13 @@ void ParticleFokkerPlanck::step(int n, Vec u, Vec m_next) {
   d.replicator->gather(u, d.u_all);  // reuses u_all's storage
   d.differences();
   const double t0 = MPI_Wtime();
-  d.move(n);
+  d.run_particles(true, n);
   d.sweep_seconds += MPI_Wtime() - t0;
   d.estimate(m_next);
 }
 
 void ParticleFokkerPlanck::density(Vec m) {
+  impl_->run_particles(false, 0);
   impl_->estimate(m);
 }
 
@@ -405,9 +394,11 @@ std::int64_t ParticleFokkerPlanck::count() const {
   return impl_->count;
 }
 const std::vector<double>& ParticleFokkerPlanck::x() const {
+  impl_->sync_host();
   return impl_->px;
 }
 const std::vector<double>& ParticleFokkerPlanck::y() const {
+  impl_->sync_host();
   return impl_->py;
 }
 std::array<double, 2> ParticleFokkerPlanck::bandwidth() const {

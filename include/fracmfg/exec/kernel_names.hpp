@@ -12,6 +12,9 @@ inline constexpr const char* history_fft = "history_fft";
 /// mfg::ParticleFokkerPlanck's density estimate of the binned particle mass
 /// (kernels::kde_binned_*, the grid nodes as weighted samples).
 inline constexpr const char* mfg_particle_kde = "mfg_particle_kde";
+/// mfg::ParticleFokkerPlanck's particle step: the draw from m0, the Euler-Maruyama move
+/// and the binning onto the grid (kernels::particle_step_host / ParticleDevice::run).
+inline constexpr const char* mfg_particle_step = "mfg_particle_step";
 /// mfg::Coupling's nonlocal (Gaussian convolution) coupling (kernels::kde_binned_*).
 inline constexpr const char* mfg_nonlocal_coupling = "mfg_nonlocal_coupling";
 /// frac::L1History's sum-of-exponentials update of the time-fractional PDE solver

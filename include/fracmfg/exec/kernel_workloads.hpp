@@ -2,16 +2,16 @@
 // How each kernel dispatched through a Selector describes one call of itself: the one place
 // where a kernel's bytes, flops, per-call transfers and resident device bytes are written.
 // The solvers' dispatch points (frac/history_engine.cpp, mfg/kde_dispatch.cpp,
-// la/line_pc.cpp) and `fracmfg calibrate` (exec/calibration_kernels.cpp) both build their
-// Workloads here, so the performance model fitted by calibration is the one the solvers
-// consult. The functions sit in exec, not next to the kernels' declarations, because the
-// kernels layer is below exec (docs/design.md §1); each names the kernel it describes.
+// mfg/particles.cpp, la/line_pc.cpp) and `fracmfg calibrate` (exec/calibration_kernels.cpp)
+// both build their Workloads here, so the performance model fitted by calibration is the one
+// the solvers consult. The functions sit in exec, not next to the kernels' declarations, because
+// the kernels layer is below exec (docs/design.md §1); each names the kernel it describes.
 //
 // Chunkable kernels (Workload::chunkable) take the call's Decision in their cuda_fn and
 // process their data in Decision::chunks pieces when the device budget holds only part of
 // the working set: history_fft (components), the binned KDE (samples). Kernels with state
-// resident on the device (the L1 history) count in transfer_bytes only what crosses per call,
-// plus the state when it is not yet where the call would run.
+// resident on the device (the L1 history, the particles) count in transfer_bytes only what
+// crosses per call, plus the state when it is not yet where the call would run.
 
 #include <cstdint>
 
@@ -28,6 +28,17 @@ Workload tridiag_batched_workload(KernelId kernel, std::int64_t systems, std::in
 /// (the MFG calls: grid nodes as samples): binning, then an FFT convolution. Chunkable: the
 /// cuda path bins the samples in Decision::chunks pieces (KdeOptions::sample_chunks).
 Workload kde_binned_workload(KernelId kernel, std::int64_t samples);
+
+/// kernels::particle_step: `count` particles in `dim` (1 or 2) dimensions on a grid of
+/// `grid_points` points with `faces` face differences of grad u (both axes): a draw from m0
+/// and/or an Euler-Maruyama move, then the binning. The positions stay resident on the
+/// device, so per call the cuda path copies only the face differences over (a moving call)
+/// and the bins (the density grid) back; the positions count as a transfer only while they
+/// are not there and the call does not draw them there (`resident` and `draw` false). Not
+/// chunkable: the resident positions must fit the device (else the call runs on the cpu).
+Workload particle_step_workload(KernelId kernel, int dim, std::int64_t count,
+                                std::int64_t grid_points, std::int64_t faces, bool draw, bool move,
+                                bool resident);
 
 /// kernels::history_fft_*: one history square of `components` columns, `signal_rows` known
 /// rows convolved into `output_rows` future rows under `rules` (1 or 2) weight sequences,

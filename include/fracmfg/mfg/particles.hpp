@@ -31,9 +31,18 @@
 // h_axis = min(sigma_axis, IQR_axis / 1.34) N^(-1/6) per axis in 2D; never below the grid
 // spacing.
 //
+// Where the particles live: the draw, the move and the binning are one kernel,
+// kernels::particle_step, run through the selector as "mfg_particle_step" (on the host
+// without a selector). The positions stay on the backend that ran the last call: on the
+// device, each step sends the face differences of u over and brings the bins back, nothing
+// else; a call placed on the other backend moves them first, and x(), y() refresh the host
+// copy. The results do not depend on the backend beyond round-off (the random numbers are
+// functions of the particle id and step).
+//
 // Distribution: particle ids are split over the ranks in contiguous blocks, equal at the
 // start; between sweeps an exec::Rebalancer re-splits them in proportion to each rank's
-// measured particle throughput (no data moves: a sweep draws its particles afresh).
+// measured particle throughput (time of the particle calls; no data moves: a sweep draws its
+// particles afresh, where its first call runs).
 //
 // A nonzero Fokker-Planck source (sources.fp) cannot be represented by particles; the
 // constructor refuses it.
@@ -63,7 +72,7 @@ class ParticleFokkerPlanck {
   ParticleFokkerPlanck& operator=(const ParticleFokkerPlanck&) = delete;
 
   /// Starts a sweep at t = 0: (re-splits the ids if the rebalancer asks for it, then)
-  /// draws this rank's particles from m0.
+  /// draws this rank's particles from m0 (at the next particle call, where it runs).
   void begin();
   /// Moves the particles from level n to n + 1 with the drift of u = u^n (a global Vec of
   /// model().dm()) and writes their density into m_next.
@@ -74,7 +83,8 @@ class ParticleFokkerPlanck {
   std::int64_t total() const;  ///< N over all ranks
   std::int64_t first() const;  ///< id of this rank's first particle
   std::int64_t count() const;  ///< particles on this rank
-  /// Positions of this rank's particles (y empty in 1D).
+  /// Positions of this rank's particles (y empty in 1D); brings a copy from the device
+  /// when they live there. Valid until the next call.
   const std::vector<double>& x() const;
   const std::vector<double>& y() const;
   /// Bandwidth per axis of the last density.
