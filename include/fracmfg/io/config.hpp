@@ -68,7 +68,7 @@ struct LoggingConfig {
 struct MfgConfig {
   struct Domain {
     enum class Boundary { periodic, reflecting };
-    std::vector<double> length = {1.0};  ///< [Lx] or [Lx, Ly]; the dimension is its size
+    std::vector<double> length = {1.0};  ///< [Lx], [Lx, Ly] or [Lx, Ly, Lz]; its size: dimension
     Boundary boundary = Boundary::periodic;
   };
   struct Grid {
