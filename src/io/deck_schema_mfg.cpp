@@ -71,11 +71,12 @@ namespace {
 
 constexpr double kMaxBandwidthSpacings = 1e7;
 
-std::string point_text(const std::vector<double>& p) {
+// The coordinates of a sample point of a domain of dimension dim.
+std::string point_text(const std::vector<double>& p, std::size_t dim) {
   std::ostringstream os;
   os << "x = " << format_real(p[0]);
-  if (p.size() > 1 && p[1] != 0.0) os << ", y = " << format_real(p[1]);
-  if (p.size() > 2 && p[2] != 0.0) os << ", z = " << format_real(p[2]);
+  if (dim > 1) os << ", y = " << format_real(p[1]);
+  if (dim > 2) os << ", z = " << format_real(p[2]);
   return os.str();
 }
 
@@ -191,7 +192,7 @@ void check_mfg(const Value& root, const std::string& file) {
     const double v = c(p);
     if (!(v > 0.0)) {
       fail(file, cost.pos, cost.path,
-           "must be > 0 on the domain, but is " + format_real(v) + " at " + point_text(p));
+           "must be > 0 on the domain, but is " + format_real(v) + " at " + point_text(p, dim));
     }
     return true;
   });
@@ -203,7 +204,7 @@ void check_mfg(const Value& root, const std::string& file) {
     if (!(v >= 0.0) || !std::isfinite(v)) {
       fail(file, rho.pos, rho.path,
            "must be finite and >= 0 on the domain, but is " + format_real(v) + " at " +
-               point_text(p));
+               point_text(p, dim));
     }
     positive_somewhere = positive_somewhere || v > 0.0;
     return true;
