@@ -118,7 +118,7 @@ struct Problem {
   struct Hamiltonian {
     using Type = io::MfgConfig::Hamiltonian::Type;
     Type type = Type::quadratic;
-    Field control_cost = Field::constant(1.0);  ///< c(x, y) > 0
+    Field control_cost = Field::constant(1.0);  ///< c(x, y, z) > 0
     double exponent = 2.0;                      ///< power: q
     double epsilon = 1.0;                       ///< congestion: epsilon
     double alpha = 1.0;                         ///< congestion: alpha
@@ -130,7 +130,7 @@ struct Problem {
     double exponent = 1.0;  ///< power: f(m) = m^exponent
     double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
     double strength = 1.0;
-    Field potential;  ///< V(x, y)
+    Field potential;  ///< V(x, y, z)
   };
   struct Sources {
     Field hjb;  ///< f_u(x, y, t)
@@ -139,8 +139,8 @@ struct Problem {
 
   Hamiltonian hamiltonian;
   Coupling coupling;
-  Field initial_density = Field::constant(1.0);  ///< m0(x, y) >= 0 with positive mass
-  Field terminal_cost;                           ///< G(x, y)
+  Field initial_density = Field::constant(1.0);  ///< m0(x, y, z) >= 0 with positive mass
+  Field terminal_cost;                           ///< G(x, y, z)
   double terminal_coupling = 0.0;                ///< g in u(T) = G + g m(T)
   Sources sources;
   io::MfgConfig::FokkerPlanck fokker_planck;
