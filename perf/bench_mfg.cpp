@@ -4,15 +4,16 @@
 //   bench_mfg -problem crowd1d -points 51 -steps 51 -reps 20      # the 51 x 51 problem
 //   bench_mfg -problem crowd1d -points 10000 -steps 1000 -tol 1e-6
 //   mpiexec -n 2 bench_mfg -problem crowd2d -points 256 -steps 100 -tol 1e-5
+//   mpiexec -n 2 bench_mfg -problem crowd3d -points 64 -steps 50 -tol 1e-5
 //   perf/mfg_scaling.sh                                           # the whole table
 //
-// Options: -problem crowd1d | crowd2d, -coupling log | power | nonlocal (crowd1d), -points N
-// (per axis), -steps N_t, -tol, -damping, -anderson p, -max_it, -coarse_levels L (grid
+// Options: -problem crowd1d | crowd2d | crowd3d, -coupling log | power | nonlocal (crowd1d),
+// -points N (per axis), -steps N_t, -tol, -damping, -anderson p, -max_it, -coarse_levels L (grid
 // sequencing, the solve time includes the coarse solves), -particles N (0: the
 // finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
 // printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games
-// of inputs/crowd_1d.yaml (periodic, log coupling) and inputs/crowd_2d.yaml (reflecting, log
-// coupling, obstacle potential) on the given grid.
+// of inputs/crowd_1d.yaml (periodic, log coupling), inputs/crowd_2d.yaml and
+// inputs/crowd_3d.yaml (reflecting, log coupling, obstacle potential) on the given grid.
 #include <mpi.h>
 #include <petscsys.h>
 
@@ -67,6 +68,19 @@ std::string deck(const std::string& problem, const std::string& coupling, PetscI
       fp + "  iteration: {damping: " + real(damping) + ", anderson: " + std::to_string(anderson) +
       ", tolerance: " + real(tol) + ", max_iterations: " + std::to_string(max_it) +
       ", coarse_levels: " + std::to_string(coarse) + "}\n";
+  if (problem == "crowd3d") {
+    return "problem: mfg\nmfg:\n"
+           "  domain: {length: [1.0, 1.0, 1.0], boundary: reflecting}\n"
+           "  grid: {points: [" +
+           n + ", " + n + ", " + n + "]}\n  time: {horizon: 1.0, steps: " + std::to_string(steps) +
+           "}\n"
+           "  diffusion: 0.01\n"
+           "  coupling: {type: log, potential: "
+           "\"50*exp(-((x-0.5)^2/0.002 + ((y-0.5)^2 + (z-0.5)^2)/0.03))\"}\n"
+           "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2 + (z-0.5)^2)/0.01)\"\n"
+           "  terminal_cost: \"5*(x-0.9)^2\"\n" +
+           iteration;
+  }
   if (problem == "crowd2d") {
     return "problem: mfg\nmfg:\n"
            "  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
@@ -95,8 +109,12 @@ std::string deck(const std::string& problem, const std::string& coupling, PetscI
 
 int run(fracmfg::core::Environment& env) {
   const std::string problem = option_string("-problem", "crowd1d");
-  const PetscInt points = option_int("-points", problem == "crowd2d" ? 256 : 51);
-  const PetscInt steps = option_int("-steps", problem == "crowd2d" ? 100 : 51);
+  const PetscInt points = option_int("-points", problem == "crowd3d"   ? 64
+                                                : problem == "crowd2d" ? 256
+                                                                       : 51);
+  const PetscInt steps = option_int("-steps", problem == "crowd3d"   ? 50
+                                              : problem == "crowd2d" ? 100
+                                                                     : 51);
   const double tol = option_real("-tol", 1e-8);
   const double damping = option_real("-damping", 0.5);
   const PetscInt anderson = option_int("-anderson", 0);
@@ -140,17 +158,18 @@ int run(fracmfg::core::Environment& env) {
   const auto [iter_min, iter_med] = stats(per_iteration);
   const auto [cpu_min, cpu_med] = stats(cpu_total);
   if (env.rank() == 0) {
+    const std::string p = std::to_string(points) + " x ";
+    const std::string extent = problem == "crowd3d" ? p + p : problem == "crowd2d" ? p : "";
     std::printf(
         "mfg %s %s%ld x %ld steps, %d rank(s), tol %.0e, damping %.2f, anderson %ld: %s after %d "
         "iterations\n"
         "  set-up %.4f s (median %.4f), solve %.4f s (median %.4f), per iteration %.5f s "
         "(median %.5f), %ld rep(s)\n"
         "  solve CPU time (max over ranks) %.4f s (median %.4f)\n",
-        problem.c_str(), problem == "crowd2d" ? (std::to_string(points) + " x ").c_str() : "",
-        static_cast<long>(points), static_cast<long>(steps), env.size(), tol, damping,
-        static_cast<long>(anderson), converged ? "converged" : "NOT converged", iterations,
-        setup_min, setup_med, total_min, total_med, iter_min, iter_med, static_cast<long>(reps),
-        cpu_min, cpu_med);
+        problem.c_str(), extent.c_str(), static_cast<long>(points), static_cast<long>(steps),
+        env.size(), tol, damping, static_cast<long>(anderson),
+        converged ? "converged" : "NOT converged", iterations, setup_min, setup_med, total_min,
+        total_med, iter_min, iter_med, static_cast<long>(reps), cpu_min, cpu_med);
   }
   return 0;
 }

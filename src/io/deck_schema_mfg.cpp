@@ -12,15 +12,15 @@ using namespace schema;
 
 // clang-format off
 Field mfg_schema() {
-  const std::vector<std::string> xy = {"x", "y"};
-  const std::vector<std::string> xyt = {"x", "y", "t"};
+  const std::vector<std::string> xy = {"x", "y", "z"};
+  const std::vector<std::string> xyt = {"x", "y", "z", "t"};
   return section("mfg", "Mean field game: HJB backward, Fokker-Planck forward, coupled by a damped fixed point.", {
     section("domain", "Spatial domain.", {
-      reals("length", 1, 2, "side lengths [Lx] or [Lx, Ly]; their count is the dimension").greater_than(0).required(),
-      choice("boundary", {"periodic", "reflecting"}, "boundary condition of both equations").required(),
+      reals("length", 1, 3, "side lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz]; their count is the dimension (3D: fokker_planck.method fdm, diffusion_order 2, coupling log or power)").greater_than(0).required(),
+      choice("boundary", {"periodic", "reflecting"}, "boundary condition of both equations on every axis").required(),
     }),
     section("grid", "Finite-difference grid.", {
-      integers("points", 1, 2, "grid points per direction, one per domain length").at_least(3).required(),
+      integers("points", 1, 3, "grid points per direction, one per domain length").at_least(3).required(),
     }),
     section("time", "Time interval.", {
       real("horizon", "final time T").greater_than(0).required(),
@@ -30,7 +30,7 @@ Field mfg_schema() {
     real("diffusion", "diffusion coefficient nu of the -nu Laplace terms (0: first-order game)").at_least(0).required(),
     section("hamiltonian", "Hamiltonian H(x, p, m): |p|^2 / (2 c(x)) (from the running cost c(x) |a|^2 / 2), |p|^q / (q c(x)), or the congestion form |p|^2 / (2 c(x) (epsilon + m)^alpha).", {
       choice("type", {"quadratic", "power", "congestion"}, "quadratic: |p|^2 / (2 c); power: |p|^q / (q c), q = exponent; congestion: |p|^2 / (2 c (epsilon + m)^alpha) (Achdou & Porretta 2018)").def("quadratic"),
-      expression("control_cost", xy, "control cost c(x, y); must be > 0 on the domain").def("1"),
+      expression("control_cost", xy, "control cost c(x, y, z); must be > 0 on the domain").def("1"),
       real("exponent", "q in |p|^q / (q c); q = 2 is the quadratic Hamiltonian").greater_than(1).def(2.0).only_when("mfg.hamiltonian.type", {"power"}),
       real("epsilon", "epsilon in (epsilon + m)^alpha: keeps the Hamiltonian finite where m = 0").greater_than(0).def(1.0).only_when("mfg.hamiltonian.type", {"congestion"}),
       real("alpha", "congestion exponent alpha; [0, 2) is the range of the uniqueness (monotonicity) condition").at_least(0).less_than(2).def(1.0).only_when("mfg.hamiltonian.type", {"congestion"}),
@@ -40,10 +40,10 @@ Field mfg_schema() {
       real("exponent", "exponent in f(m) = m^exponent").greater_than(0).def(1.0).only_when("mfg.coupling.type", {"power"}),
       real("width", "standard deviation of the Gaussian kernel").greater_than(0).def(0.1).only_when("mfg.coupling.type", {"nonlocal"}),
       real("strength", "factor in front of f(m)").def(1.0),
-      expression("potential", xy, "potential V(x, y) added to the running cost").def("0"),
+      expression("potential", xy, "potential V(x, y, z) added to the running cost").def("0"),
     }),
-    expression("initial_density", xy, "initial density m0(x, y); >= 0 and not zero everywhere").required(),
-    expression("terminal_cost", xy, "terminal cost G(x, y) in u(T) = G + terminal_coupling m(T)").def("0"),
+    expression("initial_density", xy, "initial density m0(x, y, z); >= 0 and not zero everywhere").required(),
+    expression("terminal_cost", xy, "terminal cost G(x, y, z) in u(T) = G + terminal_coupling m(T)").def("0"),
     real("terminal_coupling", "g in u(T) = G + g m(T)").at_least(0).def(0.0),
     section("sources", "Source terms added to the right-hand sides.", {
       expression("hjb", xyt, "source of the HJB equation").def("0"),
@@ -71,24 +71,44 @@ namespace {
 
 constexpr double kMaxBandwidthSpacings = 1e7;
 
-std::string point_text(const std::vector<double>& p) {
+// The coordinates of a sample point of a domain of dimension dim.
+std::string point_text(const std::vector<double>& p, std::size_t dim) {
   std::ostringstream os;
   os << "x = " << format_real(p[0]);
-  if (p.size() > 1 && p[1] != 0.0) os << ", y = " << format_real(p[1]);
+  if (dim > 1) os << ", y = " << format_real(p[1]);
+  if (dim > 2) os << ", z = " << format_real(p[2]);
   return os.str();
 }
 
-// Visits a grid of 33 (x 33) points on the closed domain; f returns false to stop.
+// Visits a grid of 33 (x 33) points (17 x 17 x 17 in 3D) on the closed domain as (x, y, z)
+// (0 beyond the dimension); f returns false to stop.
 template <class F>
 void sample_domain(const std::vector<double>& length, F&& f) {
-  constexpr int n = 33;
+  const int n = length.size() > 2 ? 17 : 33;
   const int ny = length.size() > 1 ? n : 1;
-  for (int j = 0; j < ny; ++j) {
-    for (int i = 0; i < n; ++i) {
-      std::vector<double> p = {length[0] * i / (n - 1),
-                               length.size() > 1 ? length[1] * j / (n - 1) : 0.0};
-      if (!f(p)) return;
+  const int nz = length.size() > 2 ? n : 1;
+  for (int l = 0; l < nz; ++l) {
+    for (int j = 0; j < ny; ++j) {
+      for (int i = 0; i < n; ++i) {
+        std::vector<double> p = {length[0] * i / (n - 1),
+                                 length.size() > 1 ? length[1] * j / (n - 1) : 0.0,
+                                 length.size() > 2 ? length[2] * l / (n - 1) : 0.0};
+        if (!f(p)) return;
+      }
     }
+  }
+}
+
+// A formula may use the coordinates of the domain's axes only: y from 2D, z in 3D.
+void check_axes_in_dimension(const Value& value, std::size_t dimension, const std::string& file) {
+  const core::Expression f(value.text, value.field->variables());
+  if (dimension < 2 && f.uses("y")) {
+    fail(file, value.pos, value.path, "uses y, but the domain is one-dimensional");
+  }
+  if (dimension < 3 && f.uses("z")) {
+    fail(file, value.pos, value.path,
+         "uses z, but the domain is " +
+             std::string(dimension == 1 ? "one-dimensional" : "two-dimensional"));
   }
 }
 
@@ -118,7 +138,25 @@ void check_mfg(const Value& root, const std::string& file) {
   const std::size_t dim = length.reals.size();
   for (const char* key : {"hamiltonian.control_cost", "coupling.potential", "initial_density",
                           "terminal_cost", "sources.hjb", "sources.fp"}) {
-    check_no_y_in_1d(mfg.at(key), dim, file);
+    check_axes_in_dimension(mfg.at(key), dim, file);
+  }
+
+  // 3D: the finite-difference game only (the kernel density estimates and the fractional
+  // operators are written for one and two axes).
+  if (dim == 3) {
+    const Value& fp = mfg.at("fokker_planck.method");
+    if (fp.text != "fdm") {
+      fail(file, fp.pos, fp.path, "particles are not available in 3D; use method fdm");
+    }
+    const Value& order = mfg.at("diffusion_order");
+    if (order.real < 2.0) {
+      fail(file, order.pos, order.path,
+           "below 2 (fractional diffusion) is not available in 3D, got " + format_real(order.real));
+    }
+    const Value& coupling = mfg.at("coupling.type");
+    if (coupling.text == "nonlocal") {
+      fail(file, coupling.pos, coupling.path, "nonlocal is not available in 3D; use log or power");
+    }
   }
 
   // The particles move with the drift grad u / c of the quadratic Hamiltonian.
@@ -149,24 +187,24 @@ void check_mfg(const Value& root, const std::string& file) {
   // Formulas with a sign condition: checked on a sample of the domain, so a wrong sign or a
   // NaN (log of a negative number) is reported before the solve starts.
   const Value& cost = mfg.at("hamiltonian.control_cost");
-  const core::Expression c(cost.text, {"x", "y"});
+  const core::Expression c(cost.text, {"x", "y", "z"});
   sample_domain(length.reals, [&](const std::vector<double>& p) {
     const double v = c(p);
     if (!(v > 0.0)) {
       fail(file, cost.pos, cost.path,
-           "must be > 0 on the domain, but is " + format_real(v) + " at " + point_text(p));
+           "must be > 0 on the domain, but is " + format_real(v) + " at " + point_text(p, dim));
     }
     return true;
   });
   const Value& rho = mfg.at("initial_density");
-  const core::Expression m0(rho.text, {"x", "y"});
+  const core::Expression m0(rho.text, {"x", "y", "z"});
   bool positive_somewhere = false;
   sample_domain(length.reals, [&](const std::vector<double>& p) {
     const double v = m0(p);
     if (!(v >= 0.0) || !std::isfinite(v)) {
       fail(file, rho.pos, rho.path,
            "must be finite and >= 0 on the domain, but is " + format_real(v) + " at " +
-               point_text(p));
+               point_text(p, dim));
     }
     positive_somewhere = positive_somewhere || v > 0.0;
     return true;

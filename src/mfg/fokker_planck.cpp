@@ -41,7 +41,6 @@ struct FokkerPlanckFdm::Impl {
   // 1D fast path (mfg/direct_1d.hpp): the rows of J^T straight into the tridiagonal solver.
   bool direct = false;
   bool levels_set = false;  // the default ILU level of block Jacobi is applied
-  static constexpr PetscInt kDefaultFactorLevels = 3;
   std::unique_ptr<la::TridiagSolver> tridiag;
   std::unique_ptr<detail::Halo1d> halo;
   std::pair<double, double> inv_c_ghosts;  // of model.inverse_control_cost()
@@ -121,15 +120,19 @@ struct FokkerPlanckFdm::Impl {
     const PetscInt n = indices->count();
     for (PetscInt k = 0; k < n; ++k) {
       const detail::Neighbours& nb = indices->neighbours(k);
-      // The layout of the COO pattern: self, west, east(, south, north); a folded (mirrored)
-      // neighbour's value is ignored.
+      // The layout of the COO pattern: self, west, east(, south, north(, down, up)); a folded
+      // (mirrored) neighbour's value is ignored.
       double* v = values.data() + k * nc;
       v[detail::kDiag] = rows[nb.self * nc + detail::kDiag];
       v[detail::kWest] = rows[nb.west * nc + detail::kEast];
       v[detail::kEast] = rows[nb.east * nc + detail::kWest];
-      if (nc == 5) {
+      if (nc >= 5) {
         v[detail::kSouth] = rows[nb.south * nc + detail::kNorth];
         v[detail::kNorth] = rows[nb.north * nc + detail::kSouth];
+      }
+      if (nc == 7) {
+        v[detail::kDown] = rows[nb.down * nc + detail::kUp];
+        v[detail::kUp] = rows[nb.up * nc + detail::kDown];
       }
     }
     FRACMFG_PETSC_CHECK(MatSetValuesCOO(mat, values.data(), INSERT_VALUES));
@@ -171,7 +174,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
     FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, "mfg_fp_", "-ksp_rtol", &given));
     d.user_rtol = given == PETSC_TRUE;
   }
-  if (model.grid().dim == 2 || d.frac) {
+  if (model.grid().dim >= 2 || d.frac) {
     FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
   }
   FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
@@ -216,7 +219,8 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
   if (d.frac) d.frac->mark_changed();
   FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.frac ? d.frac->shell() : d.a.get(),
                                       d.frac ? d.frac->preconditioning_matrix() : d.a.get()));
-  detail::default_sub_factor_levels(k, Impl::kDefaultFactorLevels, &d.levels_set);
+  detail::default_sub_factor_levels(k, detail::default_factor_levels(d.model.grid().dim),
+                                    &d.levels_set);
   if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
   d.solve(m_next);
   if (d.rtol > Impl::kDefaultRtol) {

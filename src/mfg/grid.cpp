@@ -11,8 +11,8 @@ namespace fracmfg::mfg {
 Grid Grid::make(const io::MfgConfig::Domain& domain, const io::MfgConfig::Grid& grid) {
   Grid g;
   g.dim = static_cast<int>(domain.length.size());
-  if (g.dim != 1 && g.dim != 2) {
-    throw Error("mfg: the domain has " + std::to_string(g.dim) + " lengths; expected 1 or 2");
+  if (g.dim < 1 || g.dim > 3) {
+    throw Error("mfg: the domain has " + std::to_string(g.dim) + " lengths; expected 1, 2 or 3");
   }
   if (grid.points.size() != domain.length.size()) {
     throw Error("mfg: grid.points and domain.length differ in size");
@@ -29,20 +29,34 @@ Grid Grid::make(const io::MfgConfig::Domain& domain, const io::MfgConfig::Grid& 
   return g;
 }
 
+std::string Grid::points_text() const {
+  std::string s = std::to_string(points[0]);
+  for (int a = 1; a < dim; ++a) s += " x " + std::to_string(points[a]);
+  return s;
+}
+
 exec::DmPtr create_dmda(MPI_Comm comm, const Grid& grid, const std::vector<PetscInt>& lx,
-                        const std::vector<PetscInt>& ly) {
+                        const std::vector<PetscInt>& ly, const std::vector<PetscInt>& lz) {
   const DMBoundaryType b =
       grid.boundary == Boundary::periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
   DM da = nullptr;
   if (grid.dim == 1) {
     FRACMFG_PETSC_CHECK(
         DMDACreate1d(comm, b, grid.points[0], 1, 1, lx.empty() ? nullptr : lx.data(), &da));
-  } else {
+  } else if (grid.dim == 2) {
     const PetscInt px = lx.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lx.size());
     const PetscInt py = ly.empty() ? PETSC_DECIDE : static_cast<PetscInt>(ly.size());
     FRACMFG_PETSC_CHECK(DMDACreate2d(comm, b, b, DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
                                      px, py, 1, 1, lx.empty() ? nullptr : lx.data(),
                                      ly.empty() ? nullptr : ly.data(), &da));
+  } else {
+    const PetscInt px = lx.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lx.size());
+    const PetscInt py = ly.empty() ? PETSC_DECIDE : static_cast<PetscInt>(ly.size());
+    const PetscInt pz = lz.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lz.size());
+    FRACMFG_PETSC_CHECK(
+        DMDACreate3d(comm, b, b, b, DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
+                     grid.points[2], px, py, pz, 1, 1, lx.empty() ? nullptr : lx.data(),
+                     ly.empty() ? nullptr : ly.data(), lz.empty() ? nullptr : lz.data(), &da));
   }
   exec::DmPtr owned(da);
   FRACMFG_PETSC_CHECK(DMSetOptionsPrefix(da, "mfg_"));
@@ -59,15 +73,16 @@ exec::DmPtr create_dmda_components(DM da, PetscInt dof) {
   DMDAStencilType st = DMDA_STENCIL_STAR;
   FRACMFG_PETSC_CHECK(
       DMDAGetInfo(da, &dim, &mx, &my, &mz, &px, &py, &pz, &old_dof, &sw, &bx, &by, &bz, &st));
-  const PetscInt *lx = nullptr, *ly = nullptr;
-  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, &lx, &ly, nullptr));
+  const PetscInt *lx = nullptr, *ly = nullptr, *lz = nullptr;
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
   DM out = nullptr;
   if (dim == 1) {
     FRACMFG_PETSC_CHECK(DMDACreate1d(comm, bx, mx, dof, sw, lx, &out));
   } else if (dim == 2) {
     FRACMFG_PETSC_CHECK(DMDACreate2d(comm, bx, by, st, mx, my, px, py, dof, sw, lx, ly, &out));
   } else {
-    throw Error("mfg: create_dmda_components supports 1D and 2D DMDAs only");
+    FRACMFG_PETSC_CHECK(
+        DMDACreate3d(comm, bx, by, bz, st, mx, my, mz, px, py, pz, dof, sw, lx, ly, lz, &out));
   }
   exec::DmPtr owned(out);
   FRACMFG_PETSC_CHECK(DMSetUp(out));
@@ -82,6 +97,8 @@ OwnedBox owned_box(DM da) {
   b.ys = ys;
   b.xm = xm;
   b.ym = ym;
+  b.zs = zs;
+  b.zm = zm;
   return b;
 }
 

@@ -89,20 +89,29 @@ void Solver::start_from(const Solver& coarse) {
       const std::vector<double>& c0 = levels.get(field == 1, l0);
       const std::vector<double>& c1 = levels.get(field == 1, l1);
       detail::WriteArray a(v);
-      for (PetscInt j = 0; j < box.ym; ++j) {
-        const GridBracket by =
-            gf.dim == 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : GridBracket{};
-        for (PetscInt i = 0; i < box.xm; ++i) {
-          const GridBracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
-          const PetscInt nx = gc.points[0];
-          auto at = [&](const std::vector<double>& f) {
-            const double lo = (1 - bx.w) * f[static_cast<std::size_t>(by.lo * nx + bx.lo)] +
-                              bx.w * f[static_cast<std::size_t>(by.lo * nx + bx.hi)];
-            const double hi = (1 - bx.w) * f[static_cast<std::size_t>(by.hi * nx + bx.lo)] +
-                              bx.w * f[static_cast<std::size_t>(by.hi * nx + bx.hi)];
-            return (1 - by.w) * lo + by.w * hi;
-          };
-          a[j * box.xm + i] = (1 - wt) * at(c0) + wt * at(c1);
+      const PetscInt nx = gc.points[0], ny = gc.points[1];
+      for (PetscInt l = 0; l < box.zm; ++l) {
+        const GridBracket bz =
+            gf.dim == 3 ? bracket(gc, 2, gf.coordinate(2, box.zs + l)) : GridBracket{};
+        for (PetscInt j = 0; j < box.ym; ++j) {
+          const GridBracket by =
+              gf.dim >= 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : GridBracket{};
+          for (PetscInt i = 0; i < box.xm; ++i) {
+            const GridBracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
+            // (Tri)linear: along x, then y, then z (weights 0 beyond the dimension).
+            auto plane = [&](const std::vector<double>& f, PetscInt zl) {
+              auto row = [&](PetscInt yj) {
+                const std::size_t base = static_cast<std::size_t>((zl * ny + yj) * nx);
+                return (1 - bx.w) * f[base + static_cast<std::size_t>(bx.lo)] +
+                       bx.w * f[base + static_cast<std::size_t>(bx.hi)];
+              };
+              return (1 - by.w) * row(by.lo) + by.w * row(by.hi);
+            };
+            auto at = [&](const std::vector<double>& f) {
+              return (1 - bz.w) * plane(f, bz.lo) + bz.w * plane(f, bz.hi);
+            };
+            a[(l * box.ym + j) * box.xm + i] = (1 - wt) * at(c0) + wt * at(c1);
+          }
         }
       }
     }
@@ -176,12 +185,9 @@ void Solver::start_coarse() {
       return;
     }
     const Grid& g = next->model().grid();
-    d.log.info("mfg: coarse start level ", level, ": ",
-               g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
-                          : std::to_string(g.points[0]),
-               " points, ", next->steps(), " steps, ", r.iterations, " iterations to ",
-               fmt(c.iteration.tolerance), r.converged ? "" : " (not converged)", " in ",
-               fmt(MPI_Wtime() - t0), " s");
+    d.log.info("mfg: coarse start level ", level, ": ", g.points_text(), " points, ", next->steps(),
+               " steps, ", r.iterations, " iterations to ", fmt(c.iteration.tolerance),
+               r.converged ? "" : " (not converged)", " in ", fmt(MPI_Wtime() - t0), " s");
     previous = std::move(next);
   }
   start_from(*previous);

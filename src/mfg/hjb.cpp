@@ -60,7 +60,6 @@ struct HjbSolver::Impl {
   // SNES's tolerances.
   bool direct = false;
   bool levels_set = false;  // the default ILU level of block Jacobi is applied
-  static constexpr PetscInt kDefaultFactorLevels = 3;
   std::unique_ptr<la::TridiagSolver> tridiag;
   std::unique_ptr<detail::Halo1d> halo;  // 1D: the ghosts without the DMDA scatter
   std::vector<double> r1, sub, diag, super, delta;
@@ -210,7 +209,8 @@ struct HjbSolver::Impl {
       KSP ksp = nullptr;
       FRACMFG_PETSC_CHECK(SNESGetKSP(s, &ksp));
       FRACMFG_PETSC_CHECK(KSPSetOperators(ksp, a, p));
-      detail::default_sub_factor_levels(ksp, kDefaultFactorLevels, &d->levels_set);
+      detail::default_sub_factor_levels(ksp, detail::default_factor_levels(d->model.grid().dim),
+                                        &d->levels_set);
     }
     FRACMFG_PETSC_CALLBACK_END
   }

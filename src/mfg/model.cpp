@@ -21,11 +21,12 @@ struct Source {
   std::vector<double> data;  // one level (not timed) or N_t + 1 levels of the owned points
 };
 
-std::string format_point(const Grid& grid, double x, double y) {
+std::string format_point(const Grid& grid, double x, double y, double z) {
   std::ostringstream os;
   os.precision(6);
   os << "x = " << x;
-  if (grid.dim == 2) os << ", y = " << y;
+  if (grid.dim >= 2) os << ", y = " << y;
+  if (grid.dim == 3) os << ", z = " << z;
   return os.str();
 }
 
@@ -49,7 +50,7 @@ struct Model::Impl {
   Grid grid;
   exec::DmPtr dm;
   OwnedBox box;
-  std::vector<double> x, y, inv_c;
+  std::vector<double> x, y, z, inv_c;
   VecPtr potential, terminal, initial;
   Source hjb, fp;
   mutable double work = 0.0;  // work_seconds()
@@ -57,7 +58,7 @@ struct Model::Impl {
   // The field's values at the owned points at time t.
   std::vector<double> sample(const Field& field, double t) const {
     std::vector<double> out(x.size());
-    field.evaluate(grid, x.size(), x.data(), y.data(), t, out.data());
+    field.evaluate(grid, x.size(), x.data(), y.data(), z.data(), t, out.data());
     return out;
   }
 
@@ -67,7 +68,7 @@ struct Model::Impl {
                double t = -1.0) const {
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (!ok(values[k])) {
-        std::string at = format_point(grid, x[k], y[k]);
+        std::string at = format_point(grid, x[k], y[k], z[k]);
         if (t >= 0.0) at += ", t = " + format_value(t);
         throw UsageError(name + ": must be " + what + " on the grid, but is " +
                          format_value(values[k]) + " at " + at);
@@ -106,7 +107,7 @@ struct Model::Impl {
 };
 
 Model::Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>& lx,
-             const std::vector<PetscInt>& ly)
+             const std::vector<PetscInt>& ly, const std::vector<PetscInt>& lz)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.comm = comm;
@@ -116,16 +117,20 @@ Model::Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>&
     throw Error("mfg: time.horizon must be > 0 and time.steps >= 1");
   }
   check_problem(problem);
-  d.dm = create_dmda(comm, d.grid, lx, ly);
+  d.dm = create_dmda(comm, d.grid, lx, ly, lz);
   d.box = owned_box(d.dm.get());
   const auto n = static_cast<std::size_t>(d.box.count());
   d.x.resize(n);
   d.y.resize(n);
-  for (PetscInt j = 0; j < d.box.ym; ++j) {
-    for (PetscInt i = 0; i < d.box.xm; ++i) {
-      const auto k = static_cast<std::size_t>(j * d.box.xm + i);
-      d.x[k] = d.grid.coordinate(0, d.box.xs + i);
-      d.y[k] = d.grid.dim == 2 ? d.grid.coordinate(1, d.box.ys + j) : 0.0;
+  d.z.resize(n);
+  for (PetscInt l = 0; l < d.box.zm; ++l) {
+    for (PetscInt j = 0; j < d.box.ym; ++j) {
+      for (PetscInt i = 0; i < d.box.xm; ++i) {
+        const auto k = static_cast<std::size_t>((l * d.box.ym + j) * d.box.xm + i);
+        d.x[k] = d.grid.coordinate(0, d.box.xs + i);
+        d.y[k] = d.grid.dim >= 2 ? d.grid.coordinate(1, d.box.ys + j) : 0.0;
+        d.z[k] = d.grid.dim == 3 ? d.grid.coordinate(2, d.box.zs + l) : 0.0;
+      }
     }
   }
 
@@ -198,6 +203,9 @@ const std::vector<double>& Model::x() const {
 }
 const std::vector<double>& Model::y() const {
   return impl_->y;
+}
+const std::vector<double>& Model::z() const {
+  return impl_->z;
 }
 const std::vector<double>& Model::inverse_control_cost() const {
   return impl_->inv_c;

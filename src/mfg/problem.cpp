@@ -56,8 +56,8 @@ Field Field::time_function(TimeFunction fn) {
 }
 
 Field Field::samples(std::vector<PetscInt> points, std::vector<double> values) {
-  if (points.empty() || points.size() > 2) {
-    throw Error("mfg::Field::samples: one or two axes expected, got " +
+  if (points.empty() || points.size() > 3) {
+    throw Error("mfg::Field::samples: one, two or three axes expected, got " +
                 std::to_string(points.size()));
   }
   std::size_t total = 1;
@@ -104,7 +104,7 @@ bool Field::time_dependent() const {
 }
 
 void Field::evaluate(const Grid& domain, std::size_t count, const double* x, const double* y,
-                     double t, double* values) const {
+                     const double* z, double t, double* values) const {
   const Data& d = *data_;
   switch (d.kind) {
     case Kind::constant: std::fill(values, values + count, d.value); return;
@@ -114,7 +114,14 @@ void Field::evaluate(const Grid& domain, std::size_t count, const double* x, con
     case Kind::time_function:
       for (std::size_t k = 0; k < count; ++k) values[k] = d.time_function(x[k], y[k], t);
       return;
-    case Kind::bulk: d.bulk(count, x, y, t, values); return;
+    case Kind::bulk:
+      if (z == nullptr) {
+        const std::vector<double> zero(count, 0.0);
+        d.bulk(count, x, y, zero.data(), t, values);
+      } else {
+        d.bulk(count, x, y, z, t, values);
+      }
+      return;
     case Kind::samples: break;
   }
   if (static_cast<int>(d.points.size()) != domain.dim) {
@@ -123,19 +130,25 @@ void Field::evaluate(const Grid& domain, std::size_t count, const double* x, con
   }
   Grid g = domain;
   g.points[0] = d.points[0];
-  g.points[1] = domain.dim == 2 ? d.points[1] : 1;
-  const PetscInt nx = g.points[0];
+  g.points[1] = domain.dim >= 2 ? d.points[1] : 1;
+  g.points[2] = domain.dim == 3 ? d.points[2] : 1;
+  const PetscInt nx = g.points[0], ny = g.points[1];
   for (std::size_t k = 0; k < count; ++k) {
     const GridBracket bx = bracket(g, 0, x[k], true);
-    const GridBracket by = domain.dim == 2 ? bracket(g, 1, y[k], true) : GridBracket{};
-    auto at = [&](PetscInt i, PetscInt j) {
-      return d.values[static_cast<std::size_t>(j * nx + i)];
+    const GridBracket by = domain.dim >= 2 ? bracket(g, 1, y[k], true) : GridBracket{};
+    const GridBracket bz = domain.dim == 3 ? bracket(g, 2, z[k], true) : GridBracket{};
+    auto at = [&](PetscInt i, PetscInt j, PetscInt l) {
+      return d.values[static_cast<std::size_t>((l * ny + j) * nx + i)];
     };
     // Exact at a sample point: a zero weight takes one value only (no 0 * neighbour).
-    auto along_x = [&](PetscInt j) {
-      return bx.w == 0.0 ? at(bx.lo, j) : (1 - bx.w) * at(bx.lo, j) + bx.w * at(bx.hi, j);
+    auto along_x = [&](PetscInt j, PetscInt l) {
+      return bx.w == 0.0 ? at(bx.lo, j, l) : (1 - bx.w) * at(bx.lo, j, l) + bx.w * at(bx.hi, j, l);
     };
-    values[k] = by.w == 0.0 ? along_x(by.lo) : (1 - by.w) * along_x(by.lo) + by.w * along_x(by.hi);
+    auto along_y = [&](PetscInt l) {
+      return by.w == 0.0 ? along_x(by.lo, l)
+                         : (1 - by.w) * along_x(by.lo, l) + by.w * along_x(by.hi, l);
+    };
+    values[k] = bz.w == 0.0 ? along_y(bz.lo) : (1 - bz.w) * along_y(bz.lo) + bz.w * along_y(bz.hi);
   }
 }
 
@@ -197,6 +210,22 @@ void check_problem(const Problem& p) {
     require(std::isfinite(fp.bandwidth) && fp.bandwidth >= 0.0, "fokker_planck.bandwidth", ">= 0",
             fp.bandwidth);
     require(fp.seed >= 0, "fokker_planck.seed", ">= 0", static_cast<double>(fp.seed));
+  }
+  if (p.dimension() == 3) {
+    // 3D has the finite-difference game only: the kernel density estimates (particles, the
+    // nonlocal coupling) and the fractional operators are written for one and two axes.
+    auto refuse = [](const char* member, const std::string& what) {
+      throw core::CollectiveError(
+          "problem." + std::string(member) + ": " + what + " is not available in 3D",
+          ExitCode::usage, 0);
+    };
+    if (fp.method == io::MfgConfig::FokkerPlanck::Method::particles) {
+      refuse("fokker_planck.method", "particles (use method fdm)");
+    }
+    if (p.diffusion_order < 2.0) refuse("diffusion_order", "fractional diffusion (below 2)");
+    if (c.type == Problem::Coupling::Type::nonlocal) {
+      refuse("coupling.type", "the nonlocal coupling (use log or power)");
+    }
   }
   const io::MfgConfig::Iteration& it = p.iteration;
   require(it.damping > 0.0 && it.damping <= 1.0, "iteration.damping", "in (0, 1]", it.damping);

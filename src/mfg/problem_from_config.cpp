@@ -14,11 +14,11 @@ namespace fracmfg::mfg {
 
 namespace {
 
-// A deck formula of (x, y) or (x, y, t), evaluated in bulk by a parser compiled per call
+// A deck formula of (x, y, z) or (x, y, z, t), evaluated in bulk by a parser compiled per call
 // (muparser objects are not thread-safe; a model samples each field a few times only).
 Field formula(const io::ExpressionSpec& spec, const std::string& key) {
   const core::Expression compiled = spec.compile();
-  auto bulk = [spec](std::size_t count, const double* x, const double* y, double t,
+  auto bulk = [spec](std::size_t count, const double* x, const double* y, const double* z, double t,
                      double* values) {
     const core::Expression f = spec.compile();
     std::vector<core::Expression::Input> inputs;
@@ -27,6 +27,8 @@ Field formula(const io::ExpressionSpec& spec, const std::string& key) {
         inputs.push_back(core::Expression::Input::array(x));
       } else if (v == "y") {
         inputs.push_back(core::Expression::Input::array(y));
+      } else if (v == "z") {
+        inputs.push_back(core::Expression::Input::array(z));
       } else if (v == "t") {
         inputs.push_back(core::Expression::Input::constant(t));
       } else {

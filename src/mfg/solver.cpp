@@ -357,10 +357,8 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
   const Grid& g = d.model->grid();
-  d.log.info("mfg: ", g.dim, "D grid ",
-             g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
-                        : std::to_string(g.points[0]),
-             " (", io::to_string(problem.domain.boundary), "), ", d.model->steps(),
+  d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (",
+             io::to_string(problem.domain.boundary), "), ", d.model->steps(),
              " time steps, Fokker-Planck ", io::to_string(problem.fokker_planck.method),
              ", coupling ", io::to_string(problem.coupling.type));
 }

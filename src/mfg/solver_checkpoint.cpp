@@ -91,8 +91,10 @@ void Solver::restart(const std::string& path) {
   }
   const io::FieldShape shape = rk->field_shape(level_name("u", 0));
   const Grid& g = d.model->grid();
-  if (shape.dim != g.dim || shape.size[0] != g.points[0] ||
-      (g.dim == 2 && shape.size[1] != g.points[1])) {
+  bool same = shape.dim == g.dim;
+  for (int a = 0; a < g.dim && same; ++a)
+    same = shape.size[static_cast<std::size_t>(a)] == g.points[a];
+  if (!same) {
     fail("its grid is " + io::to_string(shape) + ", this problem's differs");
   }
   auto read_state = [&](const std::string& prefix, State& s) {

@@ -62,4 +62,8 @@ void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done) {
   }
 }
 
+PetscInt default_factor_levels(int dim) {
+  return dim == 3 ? 1 : 3;
+}
+
 }  // namespace fracmfg::mfg::detail

@@ -35,4 +35,9 @@ bool sweep_views_option(MPI_Comm comm);
 /// *done is true; sets *done. Collective on ksp.
 void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done);
 
+/// The default ILU level of the blocks on a grid of dimension dim (default_sub_factor_levels):
+/// 3 in 1D and 2D (the 5-point crowd game; docs/performance.md), 1 in 3D,
+/// where a 7-point row fills faster (docs/performance.md, the 3D game).
+PetscInt default_factor_levels(int dim);
+
 }  // namespace fracmfg::mfg::detail

@@ -17,6 +17,8 @@ GhostBox ghost_box(DM da) {
   g.gys = gys;
   g.gxm = gxm;
   g.gym = gym;
+  g.gzs = gzs;
+  g.gzm = gzm;
   return g;
 }
 
@@ -36,8 +38,10 @@ RowIndices::RowIndices(const Model& model, const GhostBox& gb)
                    l[kDiag] = nb.self;
                    if (nb.west != nb.self) l[kWest] = nb.west;
                    if (nb.east != nb.self) l[kEast] = nb.east;
-                   if (w == 5 && nb.south != nb.self) l[kSouth] = nb.south;
-                   if (w == 5 && nb.north != nb.self) l[kNorth] = nb.north;
+                   if (w >= 5 && nb.south != nb.self) l[kSouth] = nb.south;
+                   if (w >= 5 && nb.north != nb.self) l[kNorth] = nb.north;
+                   if (w == 7 && nb.down != nb.self) l[kDown] = nb.down;
+                   if (w == 7 && nb.up != nb.self) l[kUp] = nb.up;
                    nbs_[static_cast<std::size_t>(k)] = nb;
                  });
   // Negative local indices map to negative global ones.
@@ -102,28 +106,40 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ihx = 1.0 / g.spacing(0);
-  const double ihy = g.dim == 2 ? 1.0 / g.spacing(1) : 0.0;
+  const double ihy = g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0;
+  const double ihz = g.dim == 3 ? 1.0 / g.spacing(2) : 0.0;
   const double* inv_c = ham.coef;
-  const bool two_d = g.dim == 2;
+  const bool two_d = g.dim >= 2;
+  const bool three_d = g.dim == 3;
   for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
     const double up = u[nb.self];
     const double ue = u[nb.east], uw = u[nb.west];
     double lap = (ue - 2.0 * up + uw) * ihx * ihx;
     double h = 0.0;
     if (ham.power) {
-      double dyp = 0.0, dym = 0.0;
+      double dyp = 0.0, dym = 0.0, dzp = 0.0, dzm = 0.0;
       if (two_d) {
         dyp = (u[nb.north] - up) * ihy;
         dym = (up - u[nb.south]) * ihy;
         lap += (u[nb.north] - 2.0 * up + u[nb.south]) * ihy * ihy;
       }
-      h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym);
+      if (three_d) {
+        dzp = (u[nb.up] - up) * ihz;
+        dzm = (up - u[nb.down]) * ihz;
+        lap += (u[nb.up] - 2.0 * up + u[nb.down]) * ihz * ihz;
+      }
+      h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym, dzp, dzm);
     } else {
       h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
       if (two_d) {
         const double un = u[nb.north], us = u[nb.south];
         lap += (un - 2.0 * up + us) * ihy * ihy;
         h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
+      }
+      if (three_d) {
+        const double uu = u[nb.up], ud = u[nb.down];
+        lap += (uu - 2.0 * up + ud) * ihz * ihz;
+        h += upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
       }
     }
     r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
@@ -137,9 +153,11 @@ void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& 
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const int nc = row_components(g.dim);
-  const bool two_d = g.dim == 2;
+  const bool two_d = g.dim >= 2;
+  const bool three_d = g.dim == 3;
   const double ihx = 1.0 / g.spacing(0);
   const double ihy = two_d ? 1.0 / g.spacing(1) : 0.0;
+  const double ihz = three_d ? 1.0 / g.spacing(2) : 0.0;
   for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
     double* row = rows + k * nc;
     const double up = u[nb.self];
@@ -147,6 +165,7 @@ void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& 
     if (ham.power) {
       s = upwind_norm2((u[nb.east] - up) * ihx, (up - u[nb.west]) * ihx);
       if (two_d) s += upwind_norm2((u[nb.north] - up) * ihy, (up - u[nb.south]) * ihy);
+      if (three_d) s += upwind_norm2((u[nb.up] - up) * ihz, (up - u[nb.down]) * ihz);
     }
     const double ic = ham.linear(k, s);
     double diag = inv_dt;
@@ -155,6 +174,10 @@ void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& 
     if (two_d) {
       upwind_axis_row(up, u[nb.south], u[nb.north], ihy, nu, ic, nb.south == nb.self,
                       nb.north == nb.self, diag, row[kSouth], row[kNorth]);
+    }
+    if (three_d) {
+      upwind_axis_row(up, u[nb.down], u[nb.up], ihz, nu, ic, nb.down == nb.self, nb.up == nb.self,
+                      diag, row[kDown], row[kUp]);
     }
     row[kDiag] = diag;
   });

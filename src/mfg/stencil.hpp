@@ -15,52 +15,69 @@
 
 namespace fracmfg::mfg::detail {
 
-/// The ghosted box of a DMDA: local index of (i, j) is (j - gys) gxm + (i - gxs).
+/// The ghosted box of a DMDA: local index of (i, j, l) is
+/// ((l - gzs) gym + (j - gys)) gxm + (i - gxs) (gzs = 0, gzm = 1 below 3D).
 struct GhostBox {
   PetscInt gxs = 0, gys = 0, gxm = 0, gym = 1;
+  PetscInt gzs = 0, gzm = 1;
 };
 GhostBox ghost_box(DM da);
 
 /// Ghosted indices of a point and its neighbours. At a reflecting wall the missing
 /// neighbour is the point itself (mirror across the cell face).
+/// west/east along x, south/north along y, down/up along z (the point itself beyond the
+/// grid's dimension).
 struct Neighbours {
-  PetscInt self, west, east, south, north;
+  PetscInt self, west, east, south, north, down, up;
 };
 
-/// Calls f(k, nb, i, j) for each owned point (i, j): k its owned (global Vec) index.
+/// Calls f(k, nb, i, j) for each owned point (i, j, l): k its owned (global Vec) index.
 template <class F>
 void for_each_point(const Grid& g, const OwnedBox& b, const GhostBox& gb, F&& f) {
   const bool mirror = g.boundary == Boundary::reflecting;
   const PetscInt nx = g.points[0];
   const PetscInt ny = g.points[1];
-  const bool two_d = g.dim == 2;
-  for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
-    for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
-      const PetscInt k = (j - b.ys) * b.xm + (i - b.xs);
-      Neighbours nb;
-      nb.self = (j - gb.gys) * gb.gxm + (i - gb.gxs);
-      nb.west = mirror && i == 0 ? nb.self : nb.self - 1;
-      nb.east = mirror && i == nx - 1 ? nb.self : nb.self + 1;
-      if (two_d) {
-        nb.south = mirror && j == 0 ? nb.self : nb.self - gb.gxm;
-        nb.north = mirror && j == ny - 1 ? nb.self : nb.self + gb.gxm;
-      } else {
-        nb.south = nb.north = nb.self;
+  const PetscInt nz = g.points[2];
+  const bool two_d = g.dim >= 2;
+  const bool three_d = g.dim == 3;
+  const PetscInt plane = gb.gxm * gb.gym;  // ghosted stride of z
+  for (PetscInt l = b.zs; l < b.zs + b.zm; ++l) {
+    for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
+      for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
+        const PetscInt k = ((l - b.zs) * b.ym + (j - b.ys)) * b.xm + (i - b.xs);
+        Neighbours nb;
+        nb.self = ((l - gb.gzs) * gb.gym + (j - gb.gys)) * gb.gxm + (i - gb.gxs);
+        nb.west = mirror && i == 0 ? nb.self : nb.self - 1;
+        nb.east = mirror && i == nx - 1 ? nb.self : nb.self + 1;
+        if (two_d) {
+          nb.south = mirror && j == 0 ? nb.self : nb.self - gb.gxm;
+          nb.north = mirror && j == ny - 1 ? nb.self : nb.self + gb.gxm;
+        } else {
+          nb.south = nb.north = nb.self;
+        }
+        if (three_d) {
+          nb.down = mirror && l == 0 ? nb.self : nb.self - plane;
+          nb.up = mirror && l == nz - 1 ? nb.self : nb.self + plane;
+        } else {
+          nb.down = nb.up = nb.self;
+        }
+        f(k, nb, i, j);
       }
-      f(k, nb, i, j);
     }
   }
 }
 
-/// Components of a Jacobian row in the coefficient layout: [diag, west, east(, south, north)].
+/// Components of a Jacobian row in the coefficient layout:
+/// [diag, west, east(, south, north(, down, up))].
 /// Neighbours mirrored onto the point are folded into diag and stored as 0.
-inline constexpr int kDiag = 0, kWest = 1, kEast = 2, kSouth = 3, kNorth = 4;
+inline constexpr int kDiag = 0, kWest = 1, kEast = 2, kSouth = 3, kNorth = 4, kDown = 5, kUp = 6;
 inline int row_components(int dim) {
   return 1 + 2 * dim;
 }
 
-/// The global (PETSc) column indices of every owned point's row of the 3-point (1D) or
-/// 5-point (2D) operators, in the order [self, west, east(, south, north)] of the row
+/// The global (PETSc) column indices of every owned point's row of the 3-point (1D),
+/// 5-point (2D) or 7-point (3D) operators, in the order [self, west, east(, south, north(,
+/// down, up))] of the row
 /// layout above, computed once from the DMDA's local-to-global mapping. A neighbour that a
 /// reflecting wall folds into the diagonal has column -1. create_matrix() builds an AIJ
 /// matrix with exactly this pattern (PETSc's COO assembly), so that a whole matrix is set
@@ -89,11 +106,16 @@ struct UpwindHamiltonian {
   const double* coef = nullptr;
   bool power = false;
   double exponent = 2.0;
-  /// H_h at point k from the one-sided differences of each axis (dy+ = dy- = 0 in 1D).
-  double value(PetscInt k, double dxp, double dxm, double dyp, double dym) const {
+  /// H_h at point k from the one-sided differences of each axis (dy+ = dy- = 0 in 1D,
+  /// dz+ = dz- = 0 below 3D).
+  double value(PetscInt k, double dxp, double dxm, double dyp, double dym, double dzp = 0.0,
+               double dzm = 0.0) const {
     if (!power)
-      return upwind_hamiltonian(dxp, dxm, coef[k]) + upwind_hamiltonian(dyp, dym, coef[k]);
-    return power_hamiltonian(upwind_norm2(dxp, dxm) + upwind_norm2(dyp, dym), coef[k], exponent);
+      return upwind_hamiltonian(dxp, dxm, coef[k]) + upwind_hamiltonian(dyp, dym, coef[k]) +
+             upwind_hamiltonian(dzp, dzm, coef[k]);
+    return power_hamiltonian(
+        upwind_norm2(dxp, dxm) + upwind_norm2(dyp, dym) + upwind_norm2(dzp, dzm), coef[k],
+        exponent);
   }
   /// The coefficient of the linearisation at point k (1/c of upwind_axis_row), s the squared
   /// upwind norm there (unused unless power).

@@ -167,14 +167,14 @@ std::string error_parsing(const std::string& text) {
 }
 
 TEST(BadDecks, HugeListIsRefusedBeforeItsNodesAreBuilt) {
-  // 5 million items: about 3 GB as yaml-cpp nodes; refused after 1002.
+  // 5 million items: about 3 GB as yaml-cpp nodes; refused after 1003.
   std::string text = "problem: mfg\nmfg:\n  grid:\n    points: [3";
   text.reserve(text.size() + 15'000'000);
   for (int i = 1; i < 5'000'000; ++i) text += ", 3";
   text += "]\n";
   EXPECT_EQ(error_parsing(text),
-            "big.yaml:4:13: mfg.grid.points: expected a list of 1 or 2 integers >= 3, got more "
-            "than 1002 items");
+            "big.yaml:4:13: mfg.grid.points: expected a list of 1 to 3 integers >= 3, got more "
+            "than 1003 items");
 }
 
 TEST(BadDecks, ListLongerThanTheReaderTakesIsRefused) {

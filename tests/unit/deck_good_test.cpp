@@ -139,7 +139,7 @@ TEST(GoodDecks, Crowd1dHoldsItsValuesAndDefaults) {
   EXPECT_EQ(c.diffusion, 0.05);
   EXPECT_EQ(c.coupling.type, MfgConfig::Coupling::Type::log);
   EXPECT_EQ(c.coupling.potential.text, "0.5*cos(2*pi*x)");
-  EXPECT_EQ(c.coupling.potential.variables, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(c.coupling.potential.variables, (std::vector<std::string>{"x", "y", "z"}));
   EXPECT_EQ(c.initial_density.text, "exp(-(x-0.3)^2/0.005)");
   EXPECT_EQ(c.fokker_planck.method, MfgConfig::FokkerPlanck::Method::fdm);
   EXPECT_EQ(c.iteration.damping, 0.5);
@@ -149,7 +149,7 @@ TEST(GoodDecks, Crowd1dHoldsItsValuesAndDefaults) {
   EXPECT_EQ(c.hamiltonian.control_cost.text, "1");
   EXPECT_EQ(c.coupling.strength, 1.0);
   EXPECT_EQ(c.sources.hjb.text, "0");
-  EXPECT_EQ(c.sources.hjb.variables, (std::vector<std::string>{"x", "y", "t"}));
+  EXPECT_EQ(c.sources.hjb.variables, (std::vector<std::string>{"x", "y", "z", "t"}));
   EXPECT_EQ(c.iteration.schedule, MfgConfig::Iteration::Schedule::fixed);
   EXPECT_EQ(c.iteration.anderson, 0);
   EXPECT_EQ(c.terminal_coupling, 0.0);
@@ -169,9 +169,9 @@ TEST(GoodDecks, Crowd1dHoldsItsValuesAndDefaults) {
 TEST(GoodDecks, FormulasFromTheDeckCompileAndEvaluate) {
   const Deck deck = input("crowd_1d.yaml");
   const auto m0 = deck.mfg().initial_density.compile();
-  EXPECT_DOUBLE_EQ(m0({0.3, 0.0}), 1.0);
+  EXPECT_DOUBLE_EQ(m0({0.3, 0.0, 0.0}), 1.0);
   const auto v = deck.mfg().coupling.potential.compile();
-  EXPECT_NEAR(v({0.5, 0.0}), -0.5, 1e-15);
+  EXPECT_NEAR(v({0.5, 0.0, 0.0}), -0.5, 1e-15);
 
   const FodeConfig& f = input("fode_relaxation.yaml").fode();
   ASSERT_EQ(f.dimension(), 2u);

@@ -70,7 +70,7 @@ struct LoggingConfig {
 struct MfgConfig {
   struct Domain {
     enum class Boundary { periodic, reflecting };
-    std::vector<double> length = {1.0};  ///< [Lx] or [Lx, Ly]; the dimension is its size
+    std::vector<double> length = {1.0};  ///< [Lx], [Lx, Ly] or [Lx, Ly, Lz]; its size: dimension
     Boundary boundary = Boundary::periodic;
   };
   struct Grid {
@@ -85,10 +85,10 @@ struct MfgConfig {
   struct Hamiltonian {
     enum class Type { quadratic, power, congestion };
     Type type = Type::quadratic;
-    ExpressionSpec control_cost{"1", {"x", "y"}};  ///< c(x, y) > 0
-    double exponent = 2.0;                         ///< power: q
-    double epsilon = 1.0;                          ///< congestion: epsilon
-    double alpha = 1.0;                            ///< congestion: alpha
+    ExpressionSpec control_cost{"1", {"x", "y", "z"}};  ///< c(x, y, z) > 0
+    double exponent = 2.0;                              ///< power: q
+    double epsilon = 1.0;                               ///< congestion: epsilon
+    double alpha = 1.0;                                 ///< congestion: alpha
   };
   /// F(x, m) = strength f(m) + potential(x).
   struct Coupling {
@@ -97,11 +97,11 @@ struct MfgConfig {
     double exponent = 1.0;  ///< power: f(m) = m^exponent
     double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
     double strength = 1.0;
-    ExpressionSpec potential{"0", {"x", "y"}};
+    ExpressionSpec potential{"0", {"x", "y", "z"}};
   };
   struct Sources {
-    ExpressionSpec hjb{"0", {"x", "y", "t"}};
-    ExpressionSpec fp{"0", {"x", "y", "t"}};
+    ExpressionSpec hjb{"0", {"x", "y", "z", "t"}};
+    ExpressionSpec fp{"0", {"x", "y", "z", "t"}};
   };
   struct FokkerPlanck {
     enum class Method { fdm, particles };
@@ -130,8 +130,8 @@ struct MfgConfig {
   double diffusion = 0.0;
   Hamiltonian hamiltonian;
   Coupling coupling;
-  ExpressionSpec initial_density{"1", {"x", "y"}};
-  ExpressionSpec terminal_cost{"0", {"x", "y"}};
+  ExpressionSpec initial_density{"1", {"x", "y", "z"}};
+  ExpressionSpec terminal_cost{"0", {"x", "y", "z"}};
   double terminal_coupling = 0.0;  ///< g in u(T) = G + g m(T)
   Sources sources;
   FokkerPlanck fokker_planck;

@@ -17,7 +17,7 @@
 // of an M-matrix, so A^{-1} >= 0 and m^n >= 0 gives m^{n+1} >= 0 when f_m >= 0.
 //
 // PETSc options prefix "mfg_fp_" for the KSP. Defaults (before the options are read): as
-// the HJB solver's linear solver (mfg::set_default_linear_solver) with rtol 1e-12 in 2D and
+// the HJB solver's linear solver (mfg::set_default_linear_solver) with rtol 1e-12 in 2D and 3D and
 // the previous level as initial guess for iterative solvers. In 1D, when every -mfg_fp_
 // option given is one of ksp_type, ksp_rtol, ksp_atol, ksp_max_it, pc_type,
 // sub_pc_factor_levels and the result is still preonly + fracmfg_tridiag, step() computes

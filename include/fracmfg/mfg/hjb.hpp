@@ -6,8 +6,8 @@
 // (rhs^n = F(x, m^{n+1}) + f_u(t_n, x) in the mean field game), with the centred Laplacian
 // and the upwind numerical Hamiltonian of mfg/hamiltonian.hpp, solved by Newton's method
 // through a PETSc SNES with the exact Jacobian J = I/dt + L(u) (tridiagonal in 1D,
-// 5-point in 2D; an M-matrix). Reflecting walls mirror the boundary value into the ghost
-// (see mfg/grid.hpp).
+// 5-point in 2D, 7-point in 3D; an M-matrix). Reflecting walls mirror the boundary value into the
+// ghost (see mfg/grid.hpp).
 //
 // PETSc options prefix "mfg_hjb_": every -mfg_hjb_snes_* and -mfg_hjb_ksp_*/-mfg_hjb_pc_*
 // option applies. Defaults set before the options are read: Newton with full steps
@@ -17,7 +17,8 @@
 // and since J^{-1} <= dt in the max norm, the error of u^n is then about tol times its size);
 // linear solver: 1D, preonly with the exact distributed tridiagonal PC "fracmfg_tridiag"
 // (la/tridiag_pc.hpp); 2D, GMRES + block Jacobi/ILU(3) with rtol 1e-4 (a Newton step only
-// has to cut the residual by about 1e-3, see mfg::Solver). In 2D, -mfg_hjb_pc_type
+// has to cut the residual by about 1e-3, see mfg::Solver); 3D, the same with ILU(1) blocks
+// (docs/performance.md, "3D games"). In 2D, -mfg_hjb_pc_type
 // fracmfg_line selects the alternating line relaxation of la/line_pc.hpp, whose line solves
 // go through the solver's selector (the GPU path of the 2D Newton systems).
 //
@@ -93,8 +94,9 @@ class HjbSolver {
 };
 
 /// Sets the default linear solver of the mfg solvers on ksp: in 1D preonly with the
-/// fracmfg_tridiag PC (registered here); in 2D GMRES with block Jacobi, relative tolerance
-/// rtol (the HJB and Fokker-Planck solvers give the blocks ILU(3) at their first set-up,
+/// fracmfg_tridiag PC (registered here); in 2D and 3D GMRES with block Jacobi, relative
+/// tolerance rtol (the HJB and Fokker-Planck solvers give the blocks ILU(3), in 3D ILU(1),
+/// at their first set-up,
 /// unless -<prefix>sub_pc_factor_levels is given; nothing is written into the options
 /// database). Call after setting the KSP's options prefix. Not collective beyond the KSP's
 /// calls.

@@ -1,7 +1,7 @@
 #pragma once
 // mfg::Model: a mean field game (mfg::Problem, mfg/problem.hpp) sampled on its grid.
 //
-// The system on [0, L]^d x [0, T] (d = 1, 2), periodic or reflecting boundaries:
+// The system on [0, L]^d x [0, T] (d = 1, 2, 3), periodic or reflecting boundaries:
 //
 //   -u_t - nu Lap u + H(x, grad u) = F(x, m(t)) + f_u(t, x),      u(T) = G(x) + g m(T),
 //    m_t - nu Lap m - div(m D_pH(x, grad u)) = f_m(t, x),         m(0) = m0 / mass(m0),
@@ -41,10 +41,10 @@ namespace fracmfg::mfg {
 
 class Model {
  public:
-  /// Builds the grid's DMDA (ownership ranges lx, ly as in create_dmda) and samples the
+  /// Builds the grid's DMDA (ownership ranges lx, ly, lz as in create_dmda) and samples the
   /// data; keeps a copy of the problem. Collective on comm.
   Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>& lx = {},
-        const std::vector<PetscInt>& ly = {});
+        const std::vector<PetscInt>& ly = {}, const std::vector<PetscInt>& lz = {});
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -63,9 +63,10 @@ class Model {
   /// s of nu (-Lap)^(s/2), in (1, 2]; 2: the Laplacian (mfg/fractional_diffusion.hpp).
   double diffusion_order() const;
 
-  /// x and y of the owned points, in local order (y = 0 in 1D).
+  /// x, y and z of the owned points, in local order (y = 0 in 1D, z = 0 below 3D).
   const std::vector<double>& x() const;
   const std::vector<double>& y() const;
+  const std::vector<double>& z() const;
   /// 1 / c at the owned points.
   const std::vector<double>& inverse_control_cost() const;
 

@@ -5,11 +5,12 @@
 //    m_t - nu Lap m - div(m D_pH(x, grad u, m)) = f_m(x, t),       m(0) = m0 / mass(m0),
 //
 // with H = |p|^2 / (2 c(x)) by default (Problem::Hamiltonian for the other forms), on
-// [0, Lx] (x [0, Ly]) x [0, T], F(x, m) = strength f(m) + V(x) (mfg/coupling.hpp); the
+// [0, Lx] (x [0, Ly] (x [0, Lz])) x [0, T], F(x, m) = strength f(m) + V(x) (mfg/coupling.hpp); the
 // equations and their discretisation are described in mfg/model.hpp and mfg/solver.hpp.
 //
-// The data c, V, G, m0, f_u and f_m are mfg::Fields: a C++ callable of (x, y) or (x, y, t),
-// values sampled on a uniform grid of the domain (e.g. arrays of a host code), or a constant.
+// The data c, V, G, m0, f_u and f_m are mfg::Fields: a C++ callable of (x, y) or (x, y, t)
+// (in 3D of (x, y, z, t): Field::bulk), values sampled on a uniform grid of the domain (e.g.
+// arrays of a host code), or a constant.
 // A deck's `mfg` section is one way to make a Problem: problem_from_config() turns its
 // formulas into Fields named after their deck keys, so that the model's messages name the
 // key. A library user builds one directly:
@@ -45,15 +46,17 @@
 
 namespace fracmfg::mfg {
 
-/// A datum of the game as a function of the position (x, y) and, for the sources, of the
-/// time t (y = 0 in 1D). Copies share the callable or the samples.
+/// A datum of the game as a function of the position (x, y, z) and, for the sources, of the
+/// time t (y = 0 in 1D, z = 0 below 3D). Copies share the callable or the samples. The
+/// callables of function() and time_function() do not see z: a field of a 3D game that
+/// depends on z is a bulk() function or samples.
 class Field {
  public:
   using Function = std::function<double(double x, double y)>;
   using TimeFunction = std::function<double(double x, double y, double t)>;
-  /// values[k] = f(x[k], y[k], t) for k < count.
+  /// values[k] = f(x[k], y[k], z[k], t) for k < count.
   using BulkFunction = std::function<void(std::size_t count, const double* x, const double* y,
-                                          double t, double* values)>;
+                                          const double* z, double t, double* values)>;
 
   /// The constant 0.
   Field();
@@ -65,7 +68,7 @@ class Field {
   /// Values on a uniform grid of the domain with `points` points per axis (one entry per
   /// axis of the domain, each >= 1), placed like mfg::Grid's (periodic: x_i = i L / N,
   /// reflecting: cell centres), `values` of size prod(points), x fastest. Independent of
-  /// time. The field is exact at its own points and (bi)linear in between: periodic axes
+  /// time. The field is exact at its own points and (bi/tri)linear in between: periodic axes
   /// wrap, reflecting axes hold the value beyond the outermost points. So the samples need
   /// not be on the model's grid (grid sequencing evaluates them on coarser grids). Throws
   /// Error for a wrong size.
@@ -84,11 +87,17 @@ class Field {
   /// Depends on t (a source sampled at every time level).
   bool time_dependent() const;
 
-  /// values[k] = f(x[k], y[k], t) for k < count; `domain` gives the lengths, boundary and
-  /// dimension that place sampled values (its points are not used). Throws UsageError,
-  /// naming the field, when samples do not fit the domain's dimension. Not collective.
+  /// values[k] = f(x[k], y[k], z[k], t) for k < count; `domain` gives the lengths, boundary
+  /// and dimension that place sampled values (its points are not used). z may be nullptr
+  /// below 3D (then z = 0). Throws UsageError, naming the field, when samples do not fit the
+  /// domain's dimension. Not collective.
+  void evaluate(const Grid& domain, std::size_t count, const double* x, const double* y,
+                const double* z, double t, double* values) const;
+  /// The same with z = 0 (1D and 2D domains).
   void evaluate(const Grid& domain, std::size_t count, const double* x, const double* y, double t,
-                double* values) const;
+                double* values) const {
+    evaluate(domain, count, x, y, nullptr, t, values);
+  }
 
  private:
   struct Data;
@@ -99,7 +108,7 @@ class Field {
 
 /// A mean field game (see the header comment). Defaults are the deck's.
 struct Problem {
-  io::MfgConfig::Domain domain;  ///< lengths [Lx] or [Lx, Ly] (the dimension), boundary
+  io::MfgConfig::Domain domain;  ///< lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz] (the dimension)
   io::MfgConfig::Grid grid;      ///< points per axis, each >= 3
   io::MfgConfig::Time time;      ///< horizon T > 0, steps N_t >= 1
   double diffusion = 0.0;        ///< nu >= 0
@@ -109,7 +118,7 @@ struct Problem {
   struct Hamiltonian {
     using Type = io::MfgConfig::Hamiltonian::Type;
     Type type = Type::quadratic;
-    Field control_cost = Field::constant(1.0);  ///< c(x, y) > 0
+    Field control_cost = Field::constant(1.0);  ///< c(x, y, z) > 0
     double exponent = 2.0;                      ///< power: q
     double epsilon = 1.0;                       ///< congestion: epsilon
     double alpha = 1.0;                         ///< congestion: alpha
@@ -121,7 +130,7 @@ struct Problem {
     double exponent = 1.0;  ///< power: f(m) = m^exponent
     double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
     double strength = 1.0;
-    Field potential;  ///< V(x, y)
+    Field potential;  ///< V(x, y, z)
   };
   struct Sources {
     Field hjb;  ///< f_u(x, y, t)
@@ -130,8 +139,8 @@ struct Problem {
 
   Hamiltonian hamiltonian;
   Coupling coupling;
-  Field initial_density = Field::constant(1.0);  ///< m0(x, y) >= 0 with positive mass
-  Field terminal_cost;                           ///< G(x, y)
+  Field initial_density = Field::constant(1.0);  ///< m0(x, y, z) >= 0 with positive mass
+  Field terminal_cost;                           ///< G(x, y, z)
   double terminal_coupling = 0.0;                ///< g in u(T) = G + g m(T)
   Sources sources;
   io::MfgConfig::FokkerPlanck fokker_planck;
