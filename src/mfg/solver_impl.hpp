@@ -70,6 +70,9 @@ struct Solver::Impl {
   detail::State x;  // the current state (U, M)
   detail::VecPtr ut, ut_next, rhs, mt, mt_next;
   std::vector<IterationRecord> history;
+  // The mass that left through the exits in each step of the last forward sweep:
+  // outflow[n] for the step to level n (outflow[0] = 0).
+  std::vector<double> outflow;
   double best_change = std::numeric_limits<double>::infinity();
   bool converged = false;
   // Each SNESSolve/KSPSolve looks up a dozen -*_view options in the database, a sizeable

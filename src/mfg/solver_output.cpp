@@ -63,6 +63,7 @@ void Solver::write(io::H5Writer& out, int every) const {
   std::vector<double> mass;
   for (int n = 0; n <= nt; ++n) mass.push_back(d.model->mass(d.x.m[n].get()));
   out.write_array("/mfg/mass", mass);
+  out.write_array("/mfg/outflow", outflow());
 }
 
 }  // namespace fracmfg::mfg

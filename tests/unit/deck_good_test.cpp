@@ -139,7 +139,7 @@ TEST(GoodDecks, Crowd1dHoldsItsValuesAndDefaults) {
   EXPECT_EQ(c.diffusion, 0.05);
   EXPECT_EQ(c.coupling.type, MfgConfig::Coupling::Type::log);
   EXPECT_EQ(c.coupling.potential.text, "0.5*cos(2*pi*x)");
-  EXPECT_EQ(c.coupling.potential.variables, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(c.coupling.potential.variables, (std::vector<std::string>{"x", "y", "t"}));
   EXPECT_EQ(c.initial_density.text, "exp(-(x-0.3)^2/0.005)");
   EXPECT_EQ(c.fokker_planck.method, MfgConfig::FokkerPlanck::Method::fdm);
   EXPECT_EQ(c.iteration.damping, 0.5);
@@ -171,7 +171,7 @@ TEST(GoodDecks, FormulasFromTheDeckCompileAndEvaluate) {
   const auto m0 = deck.mfg().initial_density.compile();
   EXPECT_DOUBLE_EQ(m0({0.3, 0.0}), 1.0);
   const auto v = deck.mfg().coupling.potential.compile();
-  EXPECT_NEAR(v({0.5, 0.0}), -0.5, 1e-15);
+  EXPECT_NEAR(v({0.5, 0.0, 0.0}), -0.5, 1e-15);
 
   const FodeConfig& f = input("fode_relaxation.yaml").fode();
   ASSERT_EQ(f.dimension(), 2u);
