@@ -182,7 +182,8 @@ class Solver {
   /// per outer iteration) with attributes iterations, converged and tolerance on
   /// /convergence; the wall time per iteration as /mfg/seconds and
   /// the mass of M per level as /mfg/mass; the mass that has left through the exits by
-  /// each time level (outflow()) as /mfg/outflow.
+  /// each time level (outflow()) as /mfg/outflow; with an obstacle, its mask (1 inside, 0
+  /// outside; natural order, x fastest, as the fields' points) as /mfg/obstacle.
   /// Collective.
   void write(io::H5Writer& out, int every) const;
 
