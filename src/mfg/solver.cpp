@@ -251,6 +251,8 @@ IterationRecord Solver::Impl::iterate() {
     std::swap(mt, mt_next);
   }
 
+  outflow_current = true;
+
   // Relative changes, the same on every rank.
   std::vector<double> all(norms_u);
   all.insert(all.end(), norms_m.begin(), norms_m.end());
@@ -395,7 +397,18 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
 
 Solver::~Solver() = default;
 
+void Solver::Impl::outflow_of_state() {
+  forward->begin();
+  for (int n = 0; n < model->steps(); ++n) {
+    forward->set_density(x.m[static_cast<std::size_t>(n + 1)].get());
+    forward->advance(n, x.u[n].get(), x.m[n].get(), mt_next.get(), nullptr);
+    outflow[static_cast<std::size_t>(n + 1)] = forward->outflow();
+  }
+  outflow_current = true;
+}
+
 std::vector<double> Solver::outflow() const {
+  if (!impl_->outflow_current && impl_->model->grid().has_exit()) impl_->outflow_of_state();
   std::vector<double> left(impl_->outflow.size(), 0.0);
   for (std::size_t n = 1; n < left.size(); ++n) left[n] = left[n - 1] + impl_->outflow[n];
   return left;

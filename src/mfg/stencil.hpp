@@ -87,7 +87,7 @@ void for_each_point(const Grid& g, const OwnedBox& b, const GhostBox& gb, const 
 /// The exit cost of one time level at the owned exit faces (Model::exit_cost(side, n)):
 /// per side axis * 2 + end, indexed by the offset along the side; null where none.
 struct ExitFaces {
-  std::array<const double*, 4> side{};
+  std::array<const double*, io::MfgConfig::Domain::kMaxSides> side{};
   /// The faces of a model's exit sides at time level n.
   static ExitFaces of(const Model& model, int n);
   /// The ghost value beyond the face of point (i, j) on side s: 2 g - u.
@@ -179,6 +179,20 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
 /// wall: u_ghost = u), or an exit ghost (u_ghost = 2 g - u).
 enum class Fold { none, mirror, exit };
 
+/// Folds a row's coefficient c on a neighbour that is not a grid point into diag (see
+/// upwind_axis_row).
+inline void fold_into_diag(Fold fold, double& diag, double& c, double& outflow) {
+  if (fold == Fold::none) return;
+  if (fold == Fold::mirror) {
+    diag += c;
+  } else {
+    // The row loses the coefficient c and its diagonal gains -c: the row sum grows by -2c.
+    diag -= c;
+    outflow -= 2.0 * c;
+  }
+  c = 0.0;
+}
+
 /// One axis of a row of J(u) at a point with value up and neighbours uminus, uplus (spacing
 /// 1/ih, diffusion nu, ic = 1/c; at an exit the ghost value): the coefficients on the minus
 /// and plus neighbours, and the axis' part added to diag; a folded neighbour is folded into
@@ -195,15 +209,8 @@ inline void upwind_axis_row(double up, double uminus, double uplus, double ih, d
   cplus = -lap + ap * ih;
   cminus = -lap - am * ih;
   diag += 2.0 * lap + (am - ap) * ih;
-  for (auto [fold, c] : {std::pair<Fold, double*>{fold_plus, &cplus}, {fold_minus, &cminus}}) {
-    if (fold == Fold::mirror) diag += *c;
-    if (fold == Fold::exit) {
-      // The row loses the coefficient c and its diagonal gains -c: the row sum grows by -2c.
-      diag -= *c;
-      outflow -= 2.0 * *c;
-    }
-    if (fold != Fold::none) *c = 0.0;
-  }
+  fold_into_diag(fold_plus, diag, cplus, outflow);
+  fold_into_diag(fold_minus, diag, cminus, outflow);
 }
 
 /// The rows of J(u) = I/dt + L(u) at the owned points, row_components(dim) values each, in

@@ -150,7 +150,8 @@ class Solver {
   /// without exits), from the last forward sweep: each Fokker-Planck step balances its
   /// mass to round-off, mass(M^n) + outflow()[n] = mass(m0) + the sources' mass, for the
   /// sweep's densities; the blended M of the state meets it to the iteration's tolerance.
-  /// Not collective (the same on every rank).
+  /// Before any iteration of this process (a restored state that has converged), the
+  /// steps from the state's M^n with its U^n. The same on every rank. Collective.
   std::vector<double> outflow() const;
 
   /// Outer iterations done (restored ones included).
