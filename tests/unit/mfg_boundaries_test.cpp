@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "common/mpi_support.hpp"
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
@@ -317,6 +319,44 @@ TEST(MfgTimePotential, TimeDependentPotentialActsAsTheHjbSourceAtEachLevel) {
   std::printf("  |V(x, t) - source| %.2e; against V(x, 0) %.2e\n", diff, moved);
   EXPECT_LT(diff, 1e-10);
   EXPECT_GT(moved, 1e-2);  // the time dependence is not dropped
+}
+
+// A Problem built in code is held to the same combinations as a deck.
+std::string problem_error(const mfg::Problem& p) {
+  try {
+    mfg::check_problem(p);
+  } catch (const fracmfg::core::CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), fracmfg::ExitCode::usage);
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(MfgBoundaryProblem, LibraryProblemsAreRefusedLikeDecks) {
+  using Side = fracmfg::io::MfgConfig::Domain::Boundary;
+  mfg::Problem p;
+  p.domain.length = {1.0, 1.0};
+  p.grid.points = {8, 8};
+  p.domain.boundary = Side::reflecting;
+  p.domain.sides[1] = Side::exit;
+  EXPECT_EQ(problem_error(p), "no error");
+  p.fokker_planck.method = fracmfg::io::MfgConfig::FokkerPlanck::Method::particles;
+  EXPECT_EQ(problem_error(p),
+            "problem.fokker_planck.method: particles need one condition (periodic or "
+            "reflecting) on every side and no obstacle; use method fdm");
+  p.fokker_planck.method = fracmfg::io::MfgConfig::FokkerPlanck::Method::fdm;
+  p.domain.sides[2] = Side::periodic;
+  EXPECT_EQ(problem_error(p),
+            "problem.domain.sides: periodic sides come in pairs (side 2 is periodic, its "
+            "opposite side reflecting)");
+  p.domain.sides[2].reset();
+  p.obstacle = mfg::Field::function([](double x, double) { return 0.1 - x; });
+  p.iteration.coarse_levels = 1;
+  EXPECT_EQ(problem_error(p),
+            "problem.iteration.coarse_levels: grid sequencing does not support an obstacle; use 0");
+  p.iteration.coarse_levels = 0;
+  p.diffusion_order = 1.5;
+  EXPECT_NE(problem_error(p).find("problem.diffusion_order"), std::string::npos);
 }
 
 }  // namespace
