@@ -42,9 +42,10 @@ const Words<Problem, 3> kProblem{
 const Words<ExecutionConfig::Backend, 3> kBackend{{{ExecutionConfig::Backend::cpu, "cpu"},
                                                    {ExecutionConfig::Backend::cuda, "cuda"},
                                                    {ExecutionConfig::Backend::automatic, "auto"}}};
-const Words<Mfg::Domain::Boundary, 2> kMfgBoundary{
+const Words<Mfg::Domain::Boundary, 3> kMfgBoundary{
     {{Mfg::Domain::Boundary::periodic, "periodic"},
-     {Mfg::Domain::Boundary::reflecting, "reflecting"}}};
+     {Mfg::Domain::Boundary::reflecting, "reflecting"},
+     {Mfg::Domain::Boundary::exit, "exit"}}};
 const Words<Mfg::Hamiltonian::Type, 3> kHamiltonian{
     {{Mfg::Hamiltonian::Type::quadratic, "quadratic"},
      {Mfg::Hamiltonian::Type::power, "power"},
@@ -152,10 +153,11 @@ bool operator==(const LoggingConfig& a, const LoggingConfig& b) {
 
 bool operator==(const MfgConfig& a, const MfgConfig& b) {
   const auto key = [](const MfgConfig& c) {
-    return std::tie(c.domain.length, c.domain.boundary, c.grid.points, c.time.horizon, c.time.steps,
-                    c.diffusion, c.hamiltonian.type, c.hamiltonian.control_cost,
-                    c.hamiltonian.exponent, c.hamiltonian.epsilon, c.hamiltonian.alpha,
-                    c.coupling.type, c.coupling.exponent, c.coupling.width, c.coupling.strength,
+    return std::tie(c.domain.length, c.domain.boundary, c.domain.sides, c.domain.exit_cost,
+                    c.domain.obstacle, c.grid.points, c.time.horizon, c.time.steps, c.diffusion,
+                    c.hamiltonian.type, c.hamiltonian.control_cost, c.hamiltonian.exponent,
+                    c.hamiltonian.epsilon, c.hamiltonian.alpha, c.coupling.type,
+                    c.coupling.exponent, c.coupling.width, c.coupling.strength,
                     c.coupling.potential, c.initial_density, c.terminal_cost, c.terminal_coupling,
                     c.sources.hjb, c.sources.fp, c.fokker_planck.method, c.fokker_planck.particles,
                     c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.damping,
@@ -279,6 +281,15 @@ MfgConfig mfg_config(const Value& root) {
   const Reader r{root.at("mfg")};
   r.reals("domain.length", c.domain.length);
   r.word("domain.boundary", kMfgBoundary, c.domain.boundary);
+  {
+    static const char* const kSides[] = {"domain.sides.x_min", "domain.sides.x_max",
+                                         "domain.sides.y_min", "domain.sides.y_max"};
+    for (std::size_t i = 0; i < std::size(kSides); ++i) {
+      if (const Value* v = r.get(kSides[i])) c.domain.sides[i] = value_of(kMfgBoundary, v->text);
+    }
+  }
+  r.expression("domain.exit_cost", c.domain.exit_cost);
+  r.expression("domain.obstacle", c.domain.obstacle);
   r.integers("grid.points", c.grid.points);
   r.real("time.horizon", c.time.horizon);
   r.integer("time.steps", c.time.steps);

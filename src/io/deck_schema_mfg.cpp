@@ -16,8 +16,16 @@ Field mfg_schema() {
   const std::vector<std::string> xyt = {"x", "y", "z", "t"};
   return section("mfg", "Mean field game: HJB backward, Fokker-Planck forward, coupled by a damped fixed point.", {
     section("domain", "Spatial domain.", {
-      reals("length", 1, 3, "side lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz]; their count is the dimension (3D: fokker_planck.method fdm, diffusion_order 2, coupling log or power)").greater_than(0).required(),
-      choice("boundary", {"periodic", "reflecting"}, "boundary condition of both equations on every axis").required(),
+      reals("length", 1, 3, "side lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz]; their count is the dimension (3D: fokker_planck.method fdm, diffusion_order 2, coupling log or power, one boundary for every side)").greater_than(0).required(),
+      choice("boundary", {"periodic", "reflecting"}, "boundary condition of both equations on every side that `sides` does not set").required(),
+      section("sides", "Per-side boundary conditions (1D and 2D); a side left out takes `boundary`. reflecting: a wall (no flux); periodic: joined to the opposite side (both sides of the axis periodic); exit: the HJB takes the exit cost on the side, agents that reach it leave (the mass that left is in the output).", {
+        choice("x_min", {"reflecting", "periodic", "exit"}, "side x = 0").optional("`boundary`"),
+        choice("x_max", {"reflecting", "periodic", "exit"}, "side x = Lx").optional("`boundary`"),
+        choice("y_min", {"reflecting", "periodic", "exit"}, "side y = 0 (2D)").optional("`boundary`"),
+        choice("y_max", {"reflecting", "periodic", "exit"}, "side y = Ly (2D)").optional("`boundary`"),
+      }),
+      expression("exit_cost", xyt, "exit cost g(x, y, t): the value u = g of the HJB on the exit faces (cell-centred grid: the ghost value beyond a face is 2 g - u, so the face value is g)").optional("required when a side is an exit"),
+      expression("obstacle", xy, "obstacle O(x, y): grid points where O > 0 are walls inside the domain: no agents (m = 0), no flux into them, the HJB decoupled there (fokker_planck.method fdm, diffusion_order 2; 1D and 2D)").optional("no obstacle"),
     }),
     section("grid", "Finite-difference grid.", {
       integers("points", 1, 3, "grid points per direction, one per domain length").at_least(3).required(),
@@ -35,12 +43,12 @@ Field mfg_schema() {
       real("epsilon", "epsilon in (epsilon + m)^alpha: keeps the Hamiltonian finite where m = 0").greater_than(0).def(1.0).only_when("mfg.hamiltonian.type", {"congestion"}),
       real("alpha", "congestion exponent alpha; [0, 2) is the range of the uniqueness (monotonicity) condition").at_least(0).less_than(2).def(1.0).only_when("mfg.hamiltonian.type", {"congestion"}),
     }),
-    section("coupling", "Running cost F(x, m) = strength f(m) + potential(x).", {
+    section("coupling", "Running cost F(x, m, t) = strength f(m) + potential(x, t).", {
       choice("type", {"log", "power", "nonlocal"}, "f(m): log m, m^exponent, or a Gaussian kernel of width `width` convolved with m").required(),
       real("exponent", "exponent in f(m) = m^exponent").greater_than(0).def(1.0).only_when("mfg.coupling.type", {"power"}),
       real("width", "standard deviation of the Gaussian kernel").greater_than(0).def(0.1).only_when("mfg.coupling.type", {"nonlocal"}),
       real("strength", "factor in front of f(m)").def(1.0),
-      expression("potential", xy, "potential V(x, y, z) added to the running cost").def("0"),
+      expression("potential", xyt, "potential V(x, y, z, t) added to the running cost (the HJB at time level n takes V(t_n))").def("0"),
     }),
     expression("initial_density", xy, "initial density m0(x, y, z); >= 0 and not zero everywhere").required(),
     expression("terminal_cost", xy, "terminal cost G(x, y, z) in u(T) = G + terminal_coupling m(T)").def("0"),
@@ -131,11 +139,129 @@ void check_no_y_in_1d(const Value& value, std::size_t dimension, const std::stri
   }
 }
 
+namespace {
+
+constexpr const char* kSideNames[] = {"x_min", "x_max", "y_min", "y_max"};
+
+// The per-side conditions, the exit cost and the obstacle (mfg.domain): sides of the
+// domain's axes only, periodic sides paired, an exit cost exactly when there is an exit,
+// an obstacle that leaves free grid points, and the methods that support them.
+void check_mfg_boundaries(const Value& mfg, const std::string& file) {
+  const Value& domain = mfg.at("domain");
+  const std::size_t dim = mfg.at("domain.length").reals.size();
+  if (dim == 3) {
+    for (const char* key : {"domain.sides", "domain.exit_cost", "domain.obstacle"}) {
+      if (const Value* v = mfg.find(key)) {
+        fail(file, v->key_pos, v->path,
+             "is not available in 3D (one boundary for every side: domain.boundary)");
+      }
+    }
+    return;
+  }
+  const std::string shorthand = mfg.at("domain.boundary").text;
+  std::vector<std::string> side(2 * dim, shorthand);
+  std::vector<const Value*> given(2 * dim, nullptr);
+  for (std::size_t s = 0; s < std::size(kSideNames); ++s) {
+    const Value* v = mfg.find(std::string("domain.sides.") + kSideNames[s]);
+    if (v == nullptr) continue;
+    if (s >= 2 * dim) {
+      fail(file, v->key_pos, v->path, "the domain is one-dimensional (sides x_min, x_max only)");
+    }
+    side[s] = v->text;
+    given[s] = v;
+  }
+  for (std::size_t a = 0; a < dim; ++a) {
+    const bool lo = side[2 * a] == "periodic", hi = side[2 * a + 1] == "periodic";
+    if (lo == hi) continue;
+    const std::size_t s = given[2 * a] != nullptr ? 2 * a : 2 * a + 1;
+    const std::size_t other = s ^ 1U;
+    fail(file, given[s]->pos, given[s]->path,
+         "periodic sides come in pairs: " + std::string(kSideNames[s]) + " is " + side[s] +
+             " but " + kSideNames[other] + " is " + side[other] +
+             " (set both sides of the axis periodic, or neither)");
+  }
+  std::string exit_side;
+  bool uniform = true;
+  for (std::size_t s = 0; s < side.size(); ++s) {
+    if (side[s] == "exit" && exit_side.empty()) exit_side = kSideNames[s];
+    uniform = uniform && side[s] == shorthand;
+  }
+  const Value* cost = mfg.find("domain.exit_cost");
+  if (!exit_side.empty() && cost == nullptr) {
+    fail(file, domain.key_pos, domain.path + ".exit_cost",
+         "missing required key (an expression of x, y, t): needed because " + domain.path +
+             ".sides." + exit_side + " is exit");
+  }
+  if (exit_side.empty() && cost != nullptr) {
+    fail(file, cost->key_pos, cost->path, "only used when a side is exit (no side is)");
+  }
+  const Value* obstacle = mfg.find("domain.obstacle");
+  const Value& method = mfg.at("fokker_planck.method");
+  const Value& order = mfg.at("diffusion_order");
+  const char* feature = !exit_side.empty() ? "exits" : obstacle != nullptr ? "obstacles" : nullptr;
+  if (feature != nullptr && method.text != "fdm") {
+    fail(file, method.pos, method.path,
+         std::string("particles do not support ") + feature + " (mfg.domain); use method fdm");
+  }
+  if (!uniform && method.text != "fdm") {
+    fail(file, method.pos, method.path,
+         "particles need one condition on every side (mfg.domain.sides differs from "
+         "mfg.domain.boundary); use method fdm");
+  }
+  if (order.real < 2.0) {
+    // A non-periodic `boundary` is reported by check_mfg (the shorthand's own message).
+    for (std::size_t s = 0; s < side.size(); ++s) {
+      if (given[s] != nullptr && side[s] != "periodic") {
+        fail(file, order.pos, order.path,
+             "below 2 (fractional diffusion) needs periodic sides, but mfg.domain.sides." +
+                 std::string(kSideNames[s]) + " is " + side[s]);
+      }
+    }
+    if (obstacle != nullptr) {
+      fail(file, order.pos, order.path,
+           "below 2 (fractional diffusion) does not support mfg.domain.obstacle");
+    }
+  }
+  if (obstacle == nullptr) return;
+  const Value& levels = mfg.at("iteration.coarse_levels");
+  if (levels.integer > 0) {
+    fail(file, levels.pos, levels.path,
+         "grid sequencing does not support mfg.domain.obstacle (the coarse grids would not "
+         "resolve it); use 0");
+  }
+  // The obstacle on the grid's points (as mfg::Grid places them): some must stay free.
+  const Value& length = mfg.at("domain.length");
+  const Value& points = mfg.at("grid.points");
+  const core::Expression o(obstacle->text, {"x", "y"});
+  const long long nx = points.integers[0];
+  const long long ny = dim > 1 ? points.integers[1] : 1;
+  auto coordinate = [&](std::size_t a, long long i) {
+    const double h = length.reals[a] / static_cast<double>(points.integers[a]);
+    const bool periodic = side[2 * a] == "periodic";
+    return (static_cast<double>(i) + (periodic ? 0.0 : 0.5)) * h;
+  };
+  for (long long j = 0; j < ny; ++j) {
+    for (long long i = 0; i < nx; ++i) {
+      const std::vector<double> p = {coordinate(0, i), dim > 1 ? coordinate(1, j) : 0.0};
+      const double v = o(p);
+      if (std::isnan(v)) {
+        fail(file, obstacle->pos, obstacle->path, "is not a number at " + point_text(p));
+      }
+      if (!(v > 0.0)) return;
+    }
+  }
+  fail(file, obstacle->pos, obstacle->path,
+       "covers every grid point (it is > 0 at all of them); nothing is left of the domain");
+}
+
+}  // namespace
+
 void check_mfg(const Value& root, const std::string& file) {
   const Value& mfg = root.at("mfg");
   const Value& length = mfg.at("domain.length");
   check_grid_matches_domain(mfg.at("grid.points"), length, file);
   const std::size_t dim = length.reals.size();
+  check_mfg_boundaries(mfg, file);
   for (const char* key : {"hamiltonian.control_cost", "coupling.potential", "initial_density",
                           "terminal_cost", "sources.hjb", "sources.fp"}) {
     check_axes_in_dimension(mfg.at(key), dim, file);
@@ -157,6 +283,9 @@ void check_mfg(const Value& root, const std::string& file) {
     if (coupling.text == "nonlocal") {
       fail(file, coupling.pos, coupling.path, "nonlocal is not available in 3D; use log or power");
     }
+  }
+  for (const char* key : {"domain.exit_cost", "domain.obstacle"}) {
+    if (const Value* v = mfg.find(key)) check_no_y_in_1d(*v, dim, file);
   }
 
   // The particles move with the drift grad u / c of the quadratic Hamiltonian.

@@ -45,9 +45,10 @@ struct Coupling::Impl {
     }
     weights.resize(sample_x.size());
     density.resize(sample_x.size());
-    const auto boundary = g.boundary == Boundary::periodic ? kernels::KdeBoundary::periodic
-                                                           : kernels::KdeBoundary::reflecting;
     auto axis = [&](int a) {
+      // Exits and walls alike: the kernel is reflected at the side (an approximation at exits).
+      const auto boundary =
+          g.periodic(a) ? kernels::KdeBoundary::periodic : kernels::KdeBoundary::reflecting;
       kernels::KdeAxis ax;
       ax.origin = g.origin(a);
       ax.spacing = g.spacing(a);
@@ -84,14 +85,14 @@ Coupling::Coupling(const Model& model, exec::Selector* selector)
 
 Coupling::~Coupling() = default;
 
-void Coupling::evaluate(Vec m, Vec out) {
+void Coupling::evaluate(Vec m, Vec out, int n_level) {
   Impl& d = *impl_;
   using Type = io::MfgConfig::Coupling::Type;
   const double s = d.cfg.strength;
   const OwnedBox& b = d.model.box();
   if (d.cfg.type == Type::nonlocal) d.convolve(m);
   detail::ReadArray mm(m);
-  detail::ReadArray v(d.model.potential());
+  const double* v = d.model.potential_values(n_level);
   detail::WriteArray o(out);
   const PetscInt n = b.count();
   if (s == 0.0) {

@@ -137,8 +137,9 @@ double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const
             if constexpr (Rows) {
               double ic = coef[k];
               if constexpr (Power) ic *= power_weight(s, q);
-              double cplus = 0.0, cminus = 0.0, d = inv_dt;
-              upwind_axis_row(up, uw, ue, ih, nu, ic, wall_w, wall_e, d, cminus, cplus);
+              double cplus = 0.0, cminus = 0.0, d = inv_dt, outflow = 0.0;
+              upwind_axis_row(up, uw, ue, ih, nu, ic, wall_w ? Fold::mirror : Fold::none,
+                              wall_e ? Fold::mirror : Fold::none, d, cminus, cplus, outflow);
               sub[k] = cminus;
               diag[k] = d;
               super[k] = cplus;

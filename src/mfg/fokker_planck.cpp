@@ -47,6 +47,20 @@ struct FokkerPlanckFdm::Impl {
   std::vector<double> sub, diag, super;
   std::vector<double> coef;  // the linearisation's coefficients (not the quadratic form)
 
+  // Exits: the time level of the drift's u (the exit cost in its Jacobian), the exit rate
+  // (L 1)_k of each point, and the mass that left in the last step.
+  int level = -1;
+  detail::VecPtr rate;
+  double outflow = 0.0;
+
+  detail::ExitFaces exits() const {
+    if (!model.grid().has_exit()) return {};
+    if (level < 0) {
+      throw Error("mfg: FokkerPlanckFdm::set_time_level() is needed before a step with exits");
+    }
+    return detail::ExitFaces::of(model, level);
+  }
+
   explicit Impl(const Model& m) : model(m), ham(m) {}
 
   void solve(Vec m_next) {
@@ -105,7 +119,12 @@ struct FokkerPlanckFdm::Impl {
     {
       detail::ReadArray ul(u_local.get());
       detail::WriteArray rg(rows_global.get());
-      detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get());
+      if (rate) {
+        detail::WriteArray e(rate.get());
+        detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get(), exits(), e.get());
+      } else {
+        detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get());
+      }
     }
     // Row q of A = J^T holds J(q, q) and J(p, q) for the neighbours p of q: the coefficient
     // that row p puts on q, i.e. the opposite-side entry of p's row.
@@ -187,7 +206,10 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
     la::line_pc_set_selector(pc, selector);
   }
   // The 1D fast path (-mfg_fp_direct, default true) when the solver types are its own.
-  if (model.grid().dim == 1 && !d.frac && detail::direct_option(model.comm(), "mfg_fp_") &&
+  if (model.grid().has_exit()) d.rate = detail::global_vec(dm);
+  // Exits and obstacles: the assembled matrix (the 1D fast path walks only walls).
+  const bool plain_1d = model.grid().dim == 1 && !model.grid().has_exit() && !model.has_obstacle();
+  if (plain_1d && !d.frac && detail::direct_option(model.comm(), "mfg_fp_") &&
       detail::is_preonly_tridiag(k)) {
     d.init_direct();
   }
@@ -212,6 +234,7 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
   if (d.direct) {
     detail::ReadArray b(d.rhs.get());
     d.direct_step(u, b.get(), m_next);
+    d.outflow = 0.0;  // no exits on the fast path
     return;
   }
   KSP k = d.ksp.get();
@@ -240,14 +263,29 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
   }
   // The exact solution keeps the discrete mass balance sum(m_next) = dt sum(m / dt + f_m)
   // (the columns of A sum to 1 / dt); an iterative solve keeps it only to its tolerance, so
-  // m_next is scaled onto it: mass conserved to round-off at any Krylov tolerance.
-  PetscScalar want = 0.0, have = 0.0;
+  // m_next is scaled onto it: mass conserved to round-off at any Krylov tolerance. With
+  // exits the columns sum to 1/dt + e_k (e = L 1, the exit rate): the balance is
+  // sum(m_next) + dt e.m_next = dt sum(m / dt + f_m), dt e.m_next the mass that leaves.
+  PetscScalar want = 0.0, have = 0.0, leaving = 0.0;
   FRACMFG_PETSC_CHECK(VecSum(d.rhs.get(), &want));
   FRACMFG_PETSC_CHECK(VecSum(m_next, &have));
+  if (d.rate) FRACMFG_PETSC_CHECK(VecDot(d.rate.get(), m_next, &leaving));
   want *= d.model.dt();
+  have += d.model.dt() * leaving;
+  double scale = 1.0;
   if (have > 0.0 && want > 0.0 && std::isfinite(want / have)) {
-    FRACMFG_PETSC_CHECK(VecScale(m_next, want / have));
+    scale = want / have;
+    FRACMFG_PETSC_CHECK(VecScale(m_next, scale));
   }
+  d.outflow = d.model.dt() * leaving * scale * d.model.grid().cell_volume();
+}
+
+void FokkerPlanckFdm::set_time_level(int n) {
+  impl_->level = n;
+}
+
+double FokkerPlanckFdm::outflow() const {
+  return impl_->outflow;
 }
 
 void FokkerPlanckFdm::set_relative_tolerance(double rtol) {

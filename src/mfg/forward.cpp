@@ -14,8 +14,10 @@ class FdmForward final : public ForwardMethod {
   void set_tolerance(double rtol) override { fp_.set_relative_tolerance(rtol); }
   void set_density(Vec m) override { fp_.set_density(m); }
   void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) override {
+    fp_.set_time_level(n);
     fp_.step(u, m, model_.fp_source(n + 1), m_next, guess);
   }
+  double outflow() const override { return fp_.outflow(); }
 
  private:
   const Model& model_;

@@ -26,6 +26,8 @@ class ForwardMethod {
   virtual void set_density(Vec) {}
   /// Accuracy wanted of the following advance() calls, relative (methods that iterate).
   virtual void set_tolerance(double) {}
+  /// The mass that left through the exits in the last advance() (0 without exits).
+  virtual double outflow() const { return 0.0; }
 };
 
 /// The method the model's problem asks for. Collective.

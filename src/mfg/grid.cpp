@@ -24,8 +24,22 @@ Grid Grid::make(const io::MfgConfig::Domain& domain, const io::MfgConfig::Grid& 
       throw Error("mfg: a grid needs >= 3 points and a positive length per axis");
     }
   }
-  g.boundary = domain.boundary == io::MfgConfig::Domain::Boundary::periodic ? Boundary::periodic
-                                                                            : Boundary::reflecting;
+  using Side = io::MfgConfig::Domain::Boundary;
+  bool all_periodic = true;
+  for (int s = 0; s < 2 * g.dim; ++s) {
+    const Side b = domain.side(s);
+    g.sides[static_cast<std::size_t>(s)] = b == Side::periodic     ? Boundary::periodic
+                                           : b == Side::reflecting ? Boundary::reflecting
+                                                                   : Boundary::exit;
+    all_periodic = all_periodic && b == Side::periodic;
+  }
+  for (int a = 0; a < g.dim; ++a) {
+    if ((g.side(a, 0) == Boundary::periodic) != (g.side(a, 1) == Boundary::periodic)) {
+      throw Error("mfg: a periodic side needs a periodic opposite side (axis " + std::to_string(a) +
+                  ")");
+    }
+  }
+  g.boundary = all_periodic ? Boundary::periodic : Boundary::reflecting;
   return g;
 }
 
@@ -37,24 +51,25 @@ std::string Grid::points_text() const {
 
 exec::DmPtr create_dmda(MPI_Comm comm, const Grid& grid, const std::vector<PetscInt>& lx,
                         const std::vector<PetscInt>& ly, const std::vector<PetscInt>& lz) {
-  const DMBoundaryType b =
-      grid.boundary == Boundary::periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
+  auto type = [&](int axis) {
+    return grid.periodic(axis) ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_GHOSTED;
+  };
   DM da = nullptr;
   if (grid.dim == 1) {
     FRACMFG_PETSC_CHECK(
-        DMDACreate1d(comm, b, grid.points[0], 1, 1, lx.empty() ? nullptr : lx.data(), &da));
+        DMDACreate1d(comm, type(0), grid.points[0], 1, 1, lx.empty() ? nullptr : lx.data(), &da));
   } else if (grid.dim == 2) {
     const PetscInt px = lx.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lx.size());
     const PetscInt py = ly.empty() ? PETSC_DECIDE : static_cast<PetscInt>(ly.size());
-    FRACMFG_PETSC_CHECK(DMDACreate2d(comm, b, b, DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
-                                     px, py, 1, 1, lx.empty() ? nullptr : lx.data(),
+    FRACMFG_PETSC_CHECK(DMDACreate2d(comm, type(0), type(1), DMDA_STENCIL_STAR, grid.points[0],
+                                     grid.points[1], px, py, 1, 1, lx.empty() ? nullptr : lx.data(),
                                      ly.empty() ? nullptr : ly.data(), &da));
   } else {
     const PetscInt px = lx.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lx.size());
     const PetscInt py = ly.empty() ? PETSC_DECIDE : static_cast<PetscInt>(ly.size());
     const PetscInt pz = lz.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lz.size());
     FRACMFG_PETSC_CHECK(
-        DMDACreate3d(comm, b, b, b, DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
+        DMDACreate3d(comm, type(0), type(1), type(2), DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
                      grid.points[2], px, py, pz, 1, 1, lx.empty() ? nullptr : lx.data(),
                      ly.empty() ? nullptr : ly.data(), lz.empty() ? nullptr : lz.data(), &da));
   }
@@ -110,7 +125,7 @@ GridBracket bracket(const Grid& g, int axis, double x, bool snap) {
     if (std::abs(s - nearest) <= 1e-9 * std::max(1.0, std::abs(s))) s = nearest;
   }
   GridBracket b;
-  if (g.boundary == Boundary::periodic) {
+  if (g.periodic(axis)) {
     const double f = std::floor(s);
     b.w = s - f;
     b.lo = ((static_cast<PetscInt>(f) % n) + n) % n;

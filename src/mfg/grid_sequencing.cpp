@@ -66,7 +66,7 @@ void Solver::start_from(const Solver& coarse) {
   if (!d.history.empty()) throw Error("mfg: start_from() needs a solver that has not iterated");
   const Grid& gf = d.model->grid();
   const Grid& gc = coarse.model().grid();
-  if (gf.dim != gc.dim || gf.boundary != gc.boundary || gf.length != gc.length) {
+  if (gf.dim != gc.dim || gf.sides != gc.sides || gf.length != gc.length) {
     throw Error("mfg: start_from() needs the same domain");
   }
   CoarseLevels levels(coarse);

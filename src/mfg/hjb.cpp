@@ -53,6 +53,14 @@ struct HjbSolver::Impl {
   Vec u_next = nullptr;
   Vec rhs = nullptr;
   double atol_now = 0.0;
+  int level = -1;  // set_time_level(); the exit cost's time level
+
+  detail::ExitFaces exits() const {
+    if (!model.grid().has_exit()) return {};
+    if (level < 0)
+      throw Error("mfg: HjbSolver::set_time_level() is needed before a step with exits");
+    return detail::ExitFaces::of(model, level);
+  }
   long long newton = 0;
   long long steps = 0;
 
@@ -177,14 +185,14 @@ struct HjbSolver::Impl {
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
     detail::WriteArray out(f);
-    detail::hjb_residual(model, ham.stencil(), gb, u.get(), un.get(), b.get(), out.get());
+    detail::hjb_residual(model, ham.stencil(), gb, u.get(), un.get(), b.get(), out.get(), exits());
   }
 
   void assemble(Vec x, Mat p) {
     to_local(x);
     {
       detail::ReadArray u(local.get());
-      detail::hjb_rows(model, ham.stencil(), gb, u.get(), rows.data());
+      detail::hjb_rows(model, ham.stencil(), gb, u.get(), rows.data(), exits());
     }
     // The rows are in the layout of the matrix's COO pattern (RowIndices).
     FRACMFG_PETSC_CHECK(MatSetValuesCOO(p, rows.data(), INSERT_VALUES));
@@ -238,7 +246,9 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
       static_cast<std::size_t>(model.box().count() * detail::row_components(model.grid().dim)));
   d.r = detail::global_vec(dm);
   d.local = detail::local_vec(dm);
-  if (model.grid().dim == 1) d.halo = std::make_unique<detail::Halo1d>(model);
+  // Exits and obstacles: the stencil walk of mfg/stencil.hpp, not the 1D fast path's own.
+  const bool plain_1d = model.grid().dim == 1 && !model.grid().has_exit() && !model.has_obstacle();
+  if (plain_1d) d.halo = std::make_unique<detail::Halo1d>(model);
   d.jac = d.indices->create_matrix(model.comm());
   Mat j = d.jac.get();
   if (model.diffusion_order() < 2.0) {
@@ -280,7 +290,7 @@ HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
     la::line_pc_set_selector(pc, selector);
   }
   // The 1D fast path (-mfg_hjb_direct, default true) when the solver types are its own.
-  if (model.grid().dim == 1 && !d.frac && detail::direct_option(model.comm(), "mfg_hjb_")) {
+  if (plain_1d && !d.frac && detail::direct_option(model.comm(), "mfg_hjb_")) {
     PetscBool newton = PETSC_FALSE, basic = PETSC_FALSE;
     FRACMFG_PETSC_CHECK(
         PetscObjectTypeCompare(reinterpret_cast<PetscObject>(s), SNESNEWTONLS, &newton));
@@ -301,6 +311,10 @@ HjbSolver::~HjbSolver() = default;
 
 void HjbSolver::set_density(Vec m) {
   impl_->ham.set_density(m);
+}
+
+void HjbSolver::set_time_level(int n) {
+  impl_->level = n;
 }
 
 int HjbSolver::step(Vec u_next, Vec rhs, Vec u, const char* where, double tolerance) {

@@ -1,5 +1,6 @@
 #include "fracmfg/mfg/model.hpp"
 
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -52,7 +53,12 @@ struct Model::Impl {
   OwnedBox box;
   std::vector<double> x, y, z, inv_c;
   VecPtr potential, terminal, initial;
-  Source hjb, fp;
+  Source hjb, fp, potential_levels;
+  std::vector<double> potential0;                 // V at t = 0, owned points
+  std::vector<unsigned char> wall, wall_ghosted;  // obstacle masks; empty: no obstacle
+  // Exit cost per side (axis * 2 + end): N_t + 1 levels of the owned faces of that side.
+  std::array<std::vector<double>, io::MfgConfig::Domain::kMaxSides> exit;
+  std::array<std::size_t, io::MfgConfig::Domain::kMaxSides> exit_count{};
   mutable double work = 0.0;  // work_seconds()
 
   // The field's values at the owned points at time t.
@@ -100,6 +106,67 @@ struct Model::Impl {
     return s;
   }
 
+  // The obstacle masks: owned points where O > 0, and the same on the ghosted box.
+  void sample_obstacle(const Field& obstacle) {
+    if (obstacle.is_zero()) return;
+    const auto o = sample(obstacle, 0.0);
+    require(o, name_of(obstacle, "obstacle"), "finite", [](double v) { return std::isfinite(v); });
+    wall.resize(o.size());
+    VecPtr g = detail::global_vec(dm.get());
+    {
+      detail::WriteArray a(g.get());
+      for (std::size_t k = 0; k < o.size(); ++k) {
+        wall[k] = o[k] > 0.0 ? 1 : 0;
+        a[static_cast<PetscInt>(k)] = wall[k];
+      }
+    }
+    VecPtr l = detail::local_vec(dm.get());
+    FRACMFG_PETSC_CHECK(VecSet(l.get(), 0.0));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(dm.get(), g.get(), INSERT_VALUES, l.get()));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(dm.get(), g.get(), INSERT_VALUES, l.get()));
+    PetscInt nl = 0;
+    FRACMFG_PETSC_CHECK(VecGetLocalSize(l.get(), &nl));
+    wall_ghosted.resize(static_cast<std::size_t>(nl));
+    detail::ReadArray a(l.get());
+    for (PetscInt k = 0; k < nl; ++k)
+      wall_ghosted[static_cast<std::size_t>(k)] = a[k] > 0.5 ? 1 : 0;
+  }
+
+  // The exit cost at the owned faces of every exit side, at every time level.
+  void sample_exits(const Field& cost, int steps, double step) {
+    for (int s = 0; s < 2 * grid.dim; ++s) {
+      const int axis = s / 2, end = s % 2;
+      if (grid.side(axis, end) != Boundary::exit) continue;
+      const bool x_side = axis == 0;
+      const PetscInt first = x_side ? box.xs : box.ys;
+      const PetscInt owned = x_side ? box.xm : box.ym;
+      if (end == 0 ? first != 0 : first + owned != grid.points[axis]) continue;
+      const PetscInt count = x_side ? box.ym : box.xm;  // faces along the side
+      std::vector<double> fx(static_cast<std::size_t>(count)), fy(fx.size());
+      for (PetscInt t = 0; t < count; ++t) {
+        const double face = end == 0 ? 0.0 : grid.length[axis];
+        const auto u = static_cast<std::size_t>(t);
+        fx[u] = x_side ? face : grid.coordinate(0, box.xs + t);
+        fy[u] = x_side ? (grid.dim == 2 ? grid.coordinate(1, box.ys + t) : 0.0) : face;
+      }
+      auto& out = exit[static_cast<std::size_t>(s)];
+      exit_count[static_cast<std::size_t>(s)] = fx.size();
+      out.assign(fx.size() * static_cast<std::size_t>(steps + 1), 0.0);
+      for (int n = 0; n <= steps; ++n) {
+        double* level_values = out.data() + static_cast<std::size_t>(n) * fx.size();
+        cost.evaluate(grid, fx.size(), fx.data(), fy.data(), step * n, level_values);
+        for (std::size_t t = 0; t < fx.size(); ++t) {
+          if (!std::isfinite(level_values[t])) {
+            throw UsageError(name_of(cost, "exit_cost") +
+                             ": must be finite on the exit faces, but is " +
+                             format_value(level_values[t]) + " at " +
+                             format_point(grid, fx[t], fy[t]) + ", t = " + format_value(step * n));
+          }
+        }
+      }
+    }
+  }
+
   const double* level(const Source& s, int n) const {
     if (s.zero) return nullptr;
     return s.timed ? s.data.data() + static_cast<std::size_t>(n) * x.size() : s.data.data();
@@ -143,6 +210,11 @@ Model::Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>&
     v = d.sample(problem.coupling.potential, 0.0);
     d.require(v, name_of(problem.coupling.potential, "coupling.potential"), "finite",
               [](double s) { return std::isfinite(s); });
+    if (problem.coupling.potential.time_dependent()) {
+      d.potential_levels = d.sample_source(
+          problem.coupling.potential, name_of(problem.coupling.potential, "coupling.potential"),
+          problem.time.steps, dt());
+    }
     g = d.sample(problem.terminal_cost, 0.0);
     d.require(g, name_of(problem.terminal_cost, "terminal_cost"), "finite",
               [](double s) { return std::isfinite(s); });
@@ -153,10 +225,24 @@ Model::Model(MPI_Comm comm, const Problem& problem, const std::vector<PetscInt>&
                             problem.time.steps, dt());
     d.fp = d.sample_source(problem.sources.fp, name_of(problem.sources.fp, "sources.fp"),
                            problem.time.steps, dt());
+    d.sample_obstacle(problem.obstacle);
+    d.sample_exits(problem.exit_cost, problem.time.steps, dt());
   });
+  if (!d.wall.empty()) {
+    // No agents inside the obstacle: m0 and the Fokker-Planck source vanish there.
+    for (std::size_t k = 0; k < n; ++k) {
+      if (d.wall[k] == 0) continue;
+      m0[k] = 0.0;
+      if (!d.fp.zero) {
+        const int levels = d.fp.timed ? problem.time.steps + 1 : 1;
+        for (int l = 0; l < levels; ++l) d.fp.data[static_cast<std::size_t>(l) * n + k] = 0.0;
+      }
+    }
+  }
   d.inv_c.resize(n);
   for (std::size_t k = 0; k < n; ++k) d.inv_c[k] = 1.0 / c[k];
   d.potential = d.to_vec(v);
+  d.potential0 = v;
   d.terminal = d.to_vec(g);
   d.initial = d.to_vec(m0);
   const double total = mass(d.initial.get());
@@ -227,6 +313,24 @@ const double* Model::hjb_source(int n) const {
 }
 const double* Model::fp_source(int n) const {
   return impl_->level(impl_->fp, n);
+}
+const double* Model::potential_values(int n) const {
+  if (impl_->potential_levels.zero) return impl_->potential0.data();  // not time dependent
+  return impl_->level(impl_->potential_levels, n);
+}
+bool Model::has_obstacle() const {
+  return !impl_->wall.empty();
+}
+const std::vector<unsigned char>& Model::wall() const {
+  return impl_->wall;
+}
+const std::vector<unsigned char>& Model::wall_ghosted() const {
+  return impl_->wall_ghosted;
+}
+const double* Model::exit_cost(int side, int n) const {
+  const auto s = static_cast<std::size_t>(side);
+  if (s >= impl_->exit.size() || impl_->exit[s].empty()) return nullptr;
+  return impl_->exit[s].data() + static_cast<std::size_t>(n) * impl_->exit_count[s];
 }
 
 double Model::work_seconds() const {

@@ -169,9 +169,25 @@ void check_problem(const Problem& p) {
   require(std::isfinite(p.diffusion) && p.diffusion >= 0.0, "diffusion", ">= 0", p.diffusion);
   require(p.diffusion_order > 1.0 && p.diffusion_order <= 2.0, "diffusion_order", "in (1, 2]",
           p.diffusion_order);
+  using Side = io::MfgConfig::Domain::Boundary;
+  bool all_periodic = true, uniform = true, exits = false;
+  for (int s = 0; s < 2 * p.dimension() && s < io::MfgConfig::Domain::kMaxSides; ++s) {
+    all_periodic = all_periodic && p.domain.side(s) == Side::periodic;
+    uniform = uniform && p.domain.side(s) == p.domain.side(0);
+    exits = exits || p.domain.side(s) == Side::exit;
+    if ((p.domain.side(s) == Side::periodic) != (p.domain.side(s ^ 1) == Side::periodic)) {
+      throw core::CollectiveError("problem.domain.sides: periodic sides come in pairs (side " +
+                                      std::to_string(s) + " is " + io::to_string(p.domain.side(s)) +
+                                      ", its opposite side " + io::to_string(p.domain.side(s ^ 1)) +
+                                      ")",
+                                  ExitCode::usage, 0);
+    }
+  }
+  const bool obstacle = !p.obstacle.is_zero();
   if (p.diffusion_order < 2.0) {
-    require(p.domain.boundary == io::MfgConfig::Domain::Boundary::periodic, "diffusion_order",
-            "2 on a reflecting domain (fractional diffusion needs periodic boundaries)",
+    require(all_periodic && !obstacle, "diffusion_order",
+            "2 on a reflecting domain, with exits or obstacles (fractional diffusion needs "
+            "periodic boundaries)",
             p.diffusion_order);
     require(p.fokker_planck.method == io::MfgConfig::FokkerPlanck::Method::fdm, "diffusion_order",
             "2 with the particle method (fractional diffusion needs fokker_planck.method fdm)",
@@ -205,6 +221,12 @@ void check_problem(const Problem& p) {
               std::string(io::to_string(h.type)) + "); use method fdm",
           ExitCode::usage, 0);
     }
+    if (exits || obstacle || !uniform) {
+      throw core::CollectiveError(
+          "problem.fokker_planck.method: particles need one condition (periodic or reflecting) "
+          "on every side and no obstacle; use method fdm",
+          ExitCode::usage, 0);
+    }
     require(fp.particles >= 1 && fp.particles <= 2147483647, "fokker_planck.particles",
             "in [1, 2147483647]", static_cast<double>(fp.particles));
     require(std::isfinite(fp.bandwidth) && fp.bandwidth >= 0.0, "fokker_planck.bandwidth", ">= 0",
@@ -228,6 +250,11 @@ void check_problem(const Problem& p) {
     }
   }
   const io::MfgConfig::Iteration& it = p.iteration;
+  if (obstacle && it.coarse_levels > 0) {
+    throw core::CollectiveError(
+        "problem.iteration.coarse_levels: grid sequencing does not support an obstacle; use 0",
+        ExitCode::usage, 0);
+  }
   require(it.damping > 0.0 && it.damping <= 1.0, "iteration.damping", "in (0, 1]", it.damping);
   require(it.anderson >= 0, "iteration.anderson", ">= 0", it.anderson);
   require(std::isfinite(it.tolerance) && it.tolerance > 0.0, "iteration.tolerance", "> 0",

@@ -74,6 +74,8 @@ Problem problem_from_config(const io::MfgConfig& config) {
   p.terminal_coupling = config.terminal_coupling;
   p.sources.hjb = source(config.sources.hjb, "mfg.sources.hjb");
   p.sources.fp = source(config.sources.fp, "mfg.sources.fp");
+  p.exit_cost = formula(config.domain.exit_cost, "mfg.domain.exit_cost");
+  p.obstacle = source(config.domain.obstacle, "mfg.domain.obstacle");
   p.fokker_planck = config.fokker_planck;
   p.iteration = config.iteration;
   return p;

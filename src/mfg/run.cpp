@@ -79,6 +79,14 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
     out.commit();
   });
   log.info("mfg: results written to ", output.file);
+  summary.outflow = solver.outflow();
+  if (solver.model().grid().has_exit()) {
+    const int nt = solver.steps();
+    const double left = summary.outflow.back();
+    const double inside = solver.model().mass(solver.m(nt));
+    log.info("mfg: mass that left through the exits by t = ", solver.model().time(nt), ": ", left,
+             " (in the domain: ", inside, ")");
+  }
   // 5. Report.
   const SolveResult& result = summary.result;
   if (!result.converged) {

@@ -62,6 +62,23 @@ class ViewersOff {
 
 }  // namespace
 
+namespace {
+
+// "periodic", "reflecting", or the sides when they differ ("x_min exit, x_max reflecting").
+std::string boundary_text(const Grid& g, const io::MfgConfig::Domain& domain) {
+  bool uniform = true;
+  for (int s = 0; s < 2 * g.dim; ++s) uniform = uniform && domain.side(s) == domain.boundary;
+  if (uniform) return io::to_string(domain.boundary);
+  static const char* const names[] = {"x_min", "x_max", "y_min", "y_max"};
+  std::string out;
+  for (int s = 0; s < 2 * g.dim; ++s) {
+    out += std::string(s > 0 ? ", " : "") + names[s] + " " + io::to_string(domain.side(s));
+  }
+  return out;
+}
+
+}  // namespace
+
 double Solver::Impl::theta(int k) const {
   if (k == 0 && !warm) return 1.0;
   if (problem().iteration.schedule == io::MfgConfig::Iteration::Schedule::fictitious_play) {
@@ -107,8 +124,8 @@ void Solver::Impl::check_density(Vec m, int iteration, int level) {
 }
 
 void Solver::Impl::hjb_rhs(int n) {
-  // rhs = F(x, M^{n+1}) + f_u(t_n)
-  coupling->evaluate(x.m[static_cast<std::size_t>(n + 1)].get(), rhs.get());
+  // rhs = F(x, M^{n+1}, t_n) + f_u(t_n)
+  coupling->evaluate(x.m[static_cast<std::size_t>(n + 1)].get(), rhs.get(), n);
   if (const double* src = model->hjb_source(n)) {
     detail::WriteArray b(rhs.get());
     const PetscInt count = model->box().count();
@@ -198,6 +215,7 @@ IterationRecord Solver::Impl::iterate() {
     Vec u_new = ut.get();
     // A congestion Hamiltonian is evaluated at m^{n+1}, as the coupling.
     hjb->set_density(x.m[static_cast<std::size_t>(n + 1)].get());
+    hjb->set_time_level(n);
     FRACMFG_PETSC_CHECK(VecCopy(initial_guess(k, n), u_new));
     try {
       hjb->step(ut_next.get(), rhs.get(), u_new, "HJB step", newton_tol);
@@ -227,10 +245,13 @@ IterationRecord Solver::Impl::iterate() {
                                       "): " + e.what(),
                                   e.exit_code(), e.origin_rank());
     }
+    outflow[static_cast<std::size_t>(n + 1)] = forward->outflow();
     check_density(mt_next.get(), it, n + 1);
     blend(mt_next.get(), x.m[n + 1].get(), t, norms_m[2 * (n + 1)], norms_m[2 * (n + 1) + 1]);
     std::swap(mt, mt_next);
   }
+
+  outflow_current = true;
 
   // Relative changes, the same on every rank.
   std::vector<double> all(norms_u);
@@ -348,6 +369,7 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.model = std::make_unique<Model>(comm, problem);
   d.build_operators();
   d.levels = d.model->steps() + 1;
+  d.outflow.assign(static_cast<std::size_t>(d.levels), 0.0);
   DM dm = d.model->dm();
   d.x = detail::make_state(dm, d.levels);
   for (int n = 0; n < d.levels; ++n) {
@@ -357,13 +379,30 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
   const Grid& g = d.model->grid();
-  d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (",
-             io::to_string(problem.domain.boundary), "), ", d.model->steps(),
+  d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),
+             d.model->has_obstacle() ? ", obstacle" : "", "), ", d.model->steps(),
              " time steps, Fokker-Planck ", io::to_string(problem.fokker_planck.method),
              ", coupling ", io::to_string(problem.coupling.type));
 }
 
 Solver::~Solver() = default;
+
+void Solver::Impl::outflow_of_state() {
+  forward->begin();
+  for (int n = 0; n < model->steps(); ++n) {
+    forward->set_density(x.m[static_cast<std::size_t>(n + 1)].get());
+    forward->advance(n, x.u[n].get(), x.m[n].get(), mt_next.get(), nullptr);
+    outflow[static_cast<std::size_t>(n + 1)] = forward->outflow();
+  }
+  outflow_current = true;
+}
+
+std::vector<double> Solver::outflow() const {
+  if (!impl_->outflow_current && impl_->model->grid().has_exit()) impl_->outflow_of_state();
+  std::vector<double> left(impl_->outflow.size(), 0.0);
+  for (std::size_t n = 1; n < left.size(); ++n) left[n] = left[n - 1] + impl_->outflow[n];
+  return left;
+}
 
 const Model& Solver::model() const {
   return *impl_->model;

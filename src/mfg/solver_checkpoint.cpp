@@ -151,6 +151,7 @@ void Solver::restart(const std::string& path) {
     d.log.warn("mfg: checkpoint has Anderson depth ", depth, ", this problem ", d.anderson.depth,
                "; the Anderson history starts afresh");
   }
+  d.outflow_current = false;  // the outflow belongs to a sweep of this process
   d.log.info("mfg: restarted from ", path, " at iteration ", iterations_done, " (written on ",
              rk->written_by_ranks(), " rank(s))");
 }

@@ -73,6 +73,13 @@ struct Solver::Impl {
   detail::State x;  // the current state (U, M)
   detail::VecPtr ut, ut_next, rhs, mt, mt_next;
   std::vector<IterationRecord> history;
+  // The mass that left through the exits in each step of the last forward sweep:
+  // outflow[n] for the step to level n (outflow[0] = 0).
+  std::vector<double> outflow;
+  bool outflow_current = false;  // outflow is that of a sweep of the current run
+  // The outflow of Fokker-Planck steps from the state's M^n with its U^n (a restored
+  // state that needs no iteration). Collective.
+  void outflow_of_state();
   double best_change = std::numeric_limits<double>::infinity();
   bool converged = false;
   // Each SNESSolve/KSPSolve looks up a dozen -*_view options in the database, a sizeable

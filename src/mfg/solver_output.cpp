@@ -63,6 +63,19 @@ void Solver::write(io::H5Writer& out, int every) const {
   std::vector<double> mass;
   for (int n = 0; n <= nt; ++n) mass.push_back(d.model->mass(d.x.m[n].get()));
   out.write_array("/mfg/mass", mass);
+  out.write_array("/mfg/outflow", outflow());
+  if (d.model->has_obstacle()) {
+    // The obstacle mask in natural order (x fastest), as the fields' points.
+    detail::VecPtr mask = detail::global_vec(dm);
+    {
+      detail::WriteArray values(mask.get());
+      const std::vector<unsigned char>& wall = d.model->wall();
+      for (std::size_t k = 0; k < wall.size(); ++k) values[static_cast<PetscInt>(k)] = wall[k];
+    }
+    std::vector<detail::VecPtr> one;
+    one.push_back(std::move(mask));
+    out.write_array("/mfg/obstacle", impl_->gather(one, 0));
+  }
 }
 
 }  // namespace fracmfg::mfg

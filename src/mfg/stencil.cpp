@@ -9,6 +9,22 @@
 
 namespace fracmfg::mfg::detail {
 
+namespace {
+
+const unsigned char* wall_mask(const Model& model) {
+  return model.has_obstacle() ? model.wall_ghosted().data() : nullptr;
+}
+
+}  // namespace
+
+ExitFaces ExitFaces::of(const Model& model, int n) {
+  ExitFaces f;
+  for (int s = 0; s < 2 * model.grid().dim; ++s) {
+    f.side[static_cast<std::size_t>(s)] = model.exit_cost(s, n);
+  }
+  return f;
+}
+
 GhostBox ghost_box(DM da) {
   PetscInt gxs = 0, gys = 0, gzs = 0, gxm = 0, gym = 0, gzm = 0;
   FRACMFG_PETSC_CHECK(DMDAGetGhostCorners(da, &gxs, &gys, &gzs, &gxm, &gym, &gzm));
@@ -32,7 +48,7 @@ RowIndices::RowIndices(const Model& model, const GhostBox& gb)
   cols_.assign(static_cast<std::size_t>(w * n), -1);
   nbs_.resize(static_cast<std::size_t>(n));
   std::vector<PetscInt> local(static_cast<std::size_t>(w * n), -1);
-  for_each_point(model.grid(), model.box(), gb,
+  for_each_point(model.grid(), model.box(), gb, wall_mask(model),
                  [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
                    PetscInt* l = local.data() + w * k;
                    l[kDiag] = nb.self;
@@ -100,9 +116,11 @@ UpwindHamiltonian HamiltonianAtDensity::stencil() const {
 }
 
 void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
-                  const double* u, const double* u_next, const double* rhs, double* r) {
+                  const double* u, const double* u_next, const double* rhs, double* r,
+                  const ExitFaces& exits) {
   const WorkScope work(model);
   const Grid& g = model.grid();
+  const OwnedBox& b = model.box();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const double ihx = 1.0 / g.spacing(0);
@@ -111,45 +129,58 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
   const double* inv_c = ham.coef;
   const bool two_d = g.dim >= 2;
   const bool three_d = g.dim == 3;
-  for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
-    const double up = u[nb.self];
-    const double ue = u[nb.east], uw = u[nb.west];
-    double lap = (ue - 2.0 * up + uw) * ihx * ihx;
-    double h = 0.0;
-    if (ham.power) {
-      double dyp = 0.0, dym = 0.0, dzp = 0.0, dzm = 0.0;
-      if (two_d) {
-        dyp = (u[nb.north] - up) * ihy;
-        dym = (up - u[nb.south]) * ihy;
-        lap += (u[nb.north] - 2.0 * up + u[nb.south]) * ihy * ihy;
-      }
-      if (three_d) {
-        dzp = (u[nb.up] - up) * ihz;
-        dzm = (up - u[nb.down]) * ihz;
-        lap += (u[nb.up] - 2.0 * up + u[nb.down]) * ihz * ihz;
-      }
-      h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym, dzp, dzm);
-    } else {
-      h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
-      if (two_d) {
-        const double un = u[nb.north], us = u[nb.south];
-        lap += (un - 2.0 * up + us) * ihy * ihy;
-        h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
-      }
-      if (three_d) {
-        const double uu = u[nb.up], ud = u[nb.down];
-        lap += (uu - 2.0 * up + ud) * ihz * ihz;
-        h += upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
-      }
-    }
-    r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
-  });
+  for_each_point(g, b, gb, wall_mask(model),
+                 [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
+                   const double up = u[nb.self];
+                   if (nb.wall) {
+                     r[k] = up * inv_dt;
+                     return;
+                   }
+                   double ue = u[nb.east], uw = u[nb.west];
+                   if (nb.exits != 0) {
+                     if (nb.exits & kExitWest) uw = exits.ghost(0, b, i, j, up);
+                     if (nb.exits & kExitEast) ue = exits.ghost(1, b, i, j, up);
+                   }
+                   double lap = (ue - 2.0 * up + uw) * ihx * ihx;
+                   double h = 0.0;
+                   double un = 0.0, us = 0.0, uu = 0.0, ud = 0.0;
+                   if (two_d) {
+                     un = u[nb.north];
+                     us = u[nb.south];
+                     if (nb.exits & kExitSouth) us = exits.ghost(2, b, i, j, up);
+                     if (nb.exits & kExitNorth) un = exits.ghost(3, b, i, j, up);
+                     lap += (un - 2.0 * up + us) * ihy * ihy;
+                   }
+                   if (three_d) {
+                     uu = u[nb.up];
+                     ud = u[nb.down];
+                     lap += (uu - 2.0 * up + ud) * ihz * ihz;
+                   }
+                   if (ham.power) {
+                     double dyp = 0.0, dym = 0.0, dzp = 0.0, dzm = 0.0;
+                     if (two_d) {
+                       dyp = (un - up) * ihy;
+                       dym = (up - us) * ihy;
+                     }
+                     if (three_d) {
+                       dzp = (uu - up) * ihz;
+                       dzm = (up - ud) * ihz;
+                     }
+                     h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym, dzp, dzm);
+                   } else {
+                     h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
+                     if (two_d) h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
+                     if (three_d) h += upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
+                   }
+                   r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
+                 });
 }
 
 void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
-              double* rows) {
+              double* rows, const ExitFaces& exits, double* outflow) {
   const WorkScope work(model);
   const Grid& g = model.grid();
+  const OwnedBox& b = model.box();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const int nc = row_components(g.dim);
@@ -158,29 +189,55 @@ void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& 
   const double ihx = 1.0 / g.spacing(0);
   const double ihy = two_d ? 1.0 / g.spacing(1) : 0.0;
   const double ihz = three_d ? 1.0 / g.spacing(2) : 0.0;
-  for_each_point(g, model.box(), gb, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
-    double* row = rows + k * nc;
-    const double up = u[nb.self];
-    double s = 0.0;  // the squared upwind norm (power form)
-    if (ham.power) {
-      s = upwind_norm2((u[nb.east] - up) * ihx, (up - u[nb.west]) * ihx);
-      if (two_d) s += upwind_norm2((u[nb.north] - up) * ihy, (up - u[nb.south]) * ihy);
-      if (three_d) s += upwind_norm2((u[nb.up] - up) * ihz, (up - u[nb.down]) * ihz);
-    }
-    const double ic = ham.linear(k, s);
-    double diag = inv_dt;
-    upwind_axis_row(up, u[nb.west], u[nb.east], ihx, nu, ic, nb.west == nb.self, nb.east == nb.self,
-                    diag, row[kWest], row[kEast]);
-    if (two_d) {
-      upwind_axis_row(up, u[nb.south], u[nb.north], ihy, nu, ic, nb.south == nb.self,
-                      nb.north == nb.self, diag, row[kSouth], row[kNorth]);
-    }
-    if (three_d) {
-      upwind_axis_row(up, u[nb.down], u[nb.up], ihz, nu, ic, nb.down == nb.self, nb.up == nb.self,
-                      diag, row[kDown], row[kUp]);
-    }
-    row[kDiag] = diag;
-  });
+  auto fold = [](const Neighbours& nb, PetscInt n, unsigned bit) {
+    if (nb.exits & bit) return Fold::exit;
+    return n == nb.self ? Fold::mirror : Fold::none;
+  };
+  for_each_point(
+      g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
+        double* row = rows + k * nc;
+        double rate = 0.0;
+        if (nb.wall) {
+          for (int c = 0; c < nc; ++c) row[c] = 0.0;
+          row[kDiag] = inv_dt;
+          if (outflow != nullptr) outflow[k] = 0.0;
+          return;
+        }
+        const double up = u[nb.self];
+        double uw = u[nb.west], ue = u[nb.east], us = 0.0, un = 0.0, ud = 0.0, uu = 0.0;
+        if (nb.exits & kExitWest) uw = exits.ghost(0, b, i, j, up);
+        if (nb.exits & kExitEast) ue = exits.ghost(1, b, i, j, up);
+        if (two_d) {
+          us = u[nb.south];
+          un = u[nb.north];
+          if (nb.exits & kExitSouth) us = exits.ghost(2, b, i, j, up);
+          if (nb.exits & kExitNorth) un = exits.ghost(3, b, i, j, up);
+        }
+        if (three_d) {
+          ud = u[nb.down];
+          uu = u[nb.up];
+        }
+        double s = 0.0;  // the squared upwind norm (power form)
+        if (ham.power) {
+          s = upwind_norm2((ue - up) * ihx, (up - uw) * ihx);
+          if (two_d) s += upwind_norm2((un - up) * ihy, (up - us) * ihy);
+          if (three_d) s += upwind_norm2((uu - up) * ihz, (up - ud) * ihz);
+        }
+        const double ic = ham.linear(k, s);
+        double diag = inv_dt;
+        upwind_axis_row(up, uw, ue, ihx, nu, ic, fold(nb, nb.west, kExitWest),
+                        fold(nb, nb.east, kExitEast), diag, row[kWest], row[kEast], rate);
+        if (two_d) {
+          upwind_axis_row(up, us, un, ihy, nu, ic, fold(nb, nb.south, kExitSouth),
+                          fold(nb, nb.north, kExitNorth), diag, row[kSouth], row[kNorth], rate);
+        }
+        if (three_d) {
+          upwind_axis_row(up, ud, uu, ihz, nu, ic, fold(nb, nb.down, kExitDown),
+                          fold(nb, nb.up, kExitUp), diag, row[kDown], row[kUp], rate);
+        }
+        row[kDiag] = diag;
+        if (outflow != nullptr) outflow[k] = rate;
+      });
 }
 
 }  // namespace fracmfg::mfg::detail

@@ -6,6 +6,7 @@
 #include <petscdm.h>
 #include <petscdmda.h>
 
+#include <array>
 #include <vector>
 
 #include "fracmfg/mfg/grid.hpp"
@@ -23,49 +24,98 @@ struct GhostBox {
 };
 GhostBox ghost_box(DM da);
 
-/// Ghosted indices of a point and its neighbours. At a reflecting wall the missing
-/// neighbour is the point itself (mirror across the cell face).
-/// west/east along x, south/north along y, down/up along z (the point itself beyond the
-/// grid's dimension).
+/// Bits of Neighbours::exits: the neighbour on that side lies beyond an exit face.
+inline constexpr unsigned kExitWest = 1U, kExitEast = 2U, kExitSouth = 4U, kExitNorth = 8U,
+                          kExitDown = 16U, kExitUp = 32U;
+
+/// Ghosted indices of a point and its neighbours: west/east along x, south/north along y,
+/// down/up along z (the point itself beyond the grid's dimension). At a reflecting wall, at
+/// an obstacle point and at an exit the missing neighbour is the point itself (at a wall: the
+/// mirror across the cell face); `exits` marks the exits, whose ghost value the HJB sets to
+/// 2 g - u. An obstacle point has itself as every neighbour (its row is decoupled).
 struct Neighbours {
   PetscInt self, west, east, south, north, down, up;
+  unsigned exits = 0;  ///< kExit* bits
+  bool wall = false;   ///< the point is inside an obstacle
 };
 
-/// Calls f(k, nb, i, j) for each owned point (i, j, l): k its owned (global Vec) index.
+/// Calls f(k, nb, i, j) for each owned point (i, j, l): k its owned (global Vec) index. wall:
+/// the obstacle mask on the ghosted box (Model::wall_ghosted()), or nullptr for none.
 template <class F>
-void for_each_point(const Grid& g, const OwnedBox& b, const GhostBox& gb, F&& f) {
-  const bool mirror = g.boundary == Boundary::reflecting;
+void for_each_point(const Grid& g, const OwnedBox& b, const GhostBox& gb, const unsigned char* wall,
+                    F&& f) {
   const PetscInt nx = g.points[0];
   const PetscInt ny = g.points[1];
   const PetscInt nz = g.points[2];
   const bool two_d = g.dim >= 2;
   const bool three_d = g.dim == 3;
   const PetscInt plane = gb.gxm * gb.gym;  // ghosted stride of z
+  const Boundary sw = g.side(0, 0), se = g.side(0, 1);
+  const Boundary ss = two_d ? g.side(1, 0) : Boundary::periodic;
+  const Boundary sn = two_d ? g.side(1, 1) : Boundary::periodic;
+  const Boundary sd = three_d ? g.side(2, 0) : Boundary::periodic;
+  const Boundary su = three_d ? g.side(2, 1) : Boundary::periodic;
   for (PetscInt l = b.zs; l < b.zs + b.zm; ++l) {
     for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
       for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
         const PetscInt k = ((l - b.zs) * b.ym + (j - b.ys)) * b.xm + (i - b.xs);
         Neighbours nb;
         nb.self = ((l - gb.gzs) * gb.gym + (j - gb.gys)) * gb.gxm + (i - gb.gxs);
-        nb.west = mirror && i == 0 ? nb.self : nb.self - 1;
-        nb.east = mirror && i == nx - 1 ? nb.self : nb.self + 1;
+        nb.west = nb.self - 1;
+        nb.east = nb.self + 1;
+        // A side that is not periodic: the neighbour folds onto the point (exits marked).
+        auto side = [&](Boundary b_side, PetscInt& n, unsigned bit) {
+          n = nb.self;
+          if (b_side == Boundary::exit) nb.exits |= bit;
+        };
+        if (i == 0 && sw != Boundary::periodic) side(sw, nb.west, kExitWest);
+        if (i == nx - 1 && se != Boundary::periodic) side(se, nb.east, kExitEast);
         if (two_d) {
-          nb.south = mirror && j == 0 ? nb.self : nb.self - gb.gxm;
-          nb.north = mirror && j == ny - 1 ? nb.self : nb.self + gb.gxm;
+          nb.south = nb.self - gb.gxm;
+          nb.north = nb.self + gb.gxm;
+          if (j == 0 && ss != Boundary::periodic) side(ss, nb.south, kExitSouth);
+          if (j == ny - 1 && sn != Boundary::periodic) side(sn, nb.north, kExitNorth);
         } else {
           nb.south = nb.north = nb.self;
         }
         if (three_d) {
-          nb.down = mirror && l == 0 ? nb.self : nb.self - plane;
-          nb.up = mirror && l == nz - 1 ? nb.self : nb.self + plane;
+          nb.down = nb.self - plane;
+          nb.up = nb.self + plane;
+          if (l == 0 && sd != Boundary::periodic) side(sd, nb.down, kExitDown);
+          if (l == nz - 1 && su != Boundary::periodic) side(su, nb.up, kExitUp);
         } else {
           nb.down = nb.up = nb.self;
+        }
+        if (wall != nullptr) {
+          if (wall[nb.self] != 0) {
+            nb.wall = true;
+            nb.exits = 0;
+            nb.west = nb.east = nb.south = nb.north = nb.down = nb.up = nb.self;
+          } else {
+            for (PetscInt* n : {&nb.west, &nb.east, &nb.south, &nb.north, &nb.down, &nb.up}) {
+              if (wall[*n] != 0) *n = nb.self;
+            }
+          }
         }
         f(k, nb, i, j);
       }
     }
   }
 }
+
+/// The exit cost of one time level at the owned exit faces (Model::exit_cost(side, n)):
+/// per side axis * 2 + end, indexed by the offset along the side; null where none (exits
+/// are 1D and 2D only).
+struct ExitFaces {
+  std::array<const double*, io::MfgConfig::Domain::kMaxSides> side{};
+  /// The faces of a model's exit sides at time level n.
+  static ExitFaces of(const Model& model, int n);
+  /// The ghost value beyond the face of point (i, j) on side s: 2 g - u.
+  double ghost(int s, const OwnedBox& b, PetscInt i, PetscInt j, double u) const {
+    const PetscInt t = s < 2 ? j - b.ys : i - b.xs;
+    return 2.0 * side[static_cast<std::size_t>(s)][t] - u;
+  }
+};
 
 /// Components of a Jacobian row in the coefficient layout:
 /// [diag, west, east(, south, north(, down, up))].
@@ -145,36 +195,56 @@ class HamiltonianAtDensity {
 };
 
 /// r_k = (u_k - u_next_k)/dt - nu Lap_h u_k + H_h(x_k, D+u, D-u) - rhs_k at the owned
-/// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays.
+/// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays. exits: the exit
+/// cost of the step's time level (none needed without exit sides). Inside an obstacle
+/// r_k = u_k / dt (u = 0 there, decoupled).
 void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
-                  const double* u, const double* u_next, const double* rhs, double* r);
+                  const double* u, const double* u_next, const double* rhs, double* r,
+                  const ExitFaces& exits = {});
+
+/// How a neighbour enters a Jacobian row: a grid point, the point itself (mirror at a
+/// wall: u_ghost = u), or an exit ghost (u_ghost = 2 g - u).
+enum class Fold { none, mirror, exit };
+
+/// Folds a row's coefficient c on a neighbour that is not a grid point into diag (see
+/// upwind_axis_row).
+inline void fold_into_diag(Fold fold, double& diag, double& c, double& outflow) {
+  if (fold == Fold::none) return;
+  if (fold == Fold::mirror) {
+    diag += c;
+  } else {
+    // The row loses the coefficient c and its diagonal gains -c: the row sum grows by -2c.
+    diag -= c;
+    outflow -= 2.0 * c;
+  }
+  c = 0.0;
+}
 
 /// One axis of a row of J(u) at a point with value up and neighbours uminus, uplus (spacing
-/// 1/ih, diffusion nu, ic = 1/c): the coefficients on the minus and plus neighbours, and the
-/// axis' part added to diag; a mirrored neighbour (reflecting wall) is folded into diag and
-/// its coefficient set to 0.
+/// 1/ih, diffusion nu, ic = 1/c; at an exit the ghost value): the coefficients on the minus
+/// and plus neighbours, and the axis' part added to diag; a folded neighbour is folded into
+/// diag (d u_ghost / d u = +1 mirrored, -1 at an exit) and its coefficient set to 0. At an
+/// exit, -2c (>= 0, c the coefficient before folding: the growth of the row sum) is added to
+/// `outflow`: the rate at which the adjoint (Fokker-Planck) step lets mass leave through that
+/// face.
 inline void upwind_axis_row(double up, double uminus, double uplus, double ih, double nu, double ic,
-                            bool mirror_minus, bool mirror_plus, double& diag, double& cminus,
-                            double& cplus) {
+                            Fold fold_minus, Fold fold_plus, double& diag, double& cminus,
+                            double& cplus, double& outflow) {
   const double ap = upwind_a_plus((uplus - up) * ih, ic);
   const double am = upwind_a_minus((up - uminus) * ih, ic);
   const double lap = nu * ih * ih;
   cplus = -lap + ap * ih;
   cminus = -lap - am * ih;
   diag += 2.0 * lap + (am - ap) * ih;
-  if (mirror_plus) {
-    diag += cplus;
-    cplus = 0.0;
-  }
-  if (mirror_minus) {
-    diag += cminus;
-    cminus = 0.0;
-  }
+  fold_into_diag(fold_plus, diag, cplus, outflow);
+  fold_into_diag(fold_minus, diag, cminus, outflow);
 }
 
 /// The rows of J(u) = I/dt + L(u) at the owned points, row_components(dim) values each, in
-/// the layout above; u is ghosted.
+/// the layout above; u is ghosted; exits as for hjb_residual. outflow (optional, owned): the
+/// exit rate of each point, (L 1)_k, nonzero only next to exits. Obstacle points: the row
+/// I/dt.
 void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
-              double* rows);
+              double* rows, const ExitFaces& exits = {}, double* outflow = nullptr);
 
 }  // namespace fracmfg::mfg::detail

@@ -139,7 +139,7 @@ TEST(GoodDecks, Crowd1dHoldsItsValuesAndDefaults) {
   EXPECT_EQ(c.diffusion, 0.05);
   EXPECT_EQ(c.coupling.type, MfgConfig::Coupling::Type::log);
   EXPECT_EQ(c.coupling.potential.text, "0.5*cos(2*pi*x)");
-  EXPECT_EQ(c.coupling.potential.variables, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(c.coupling.potential.variables, (std::vector<std::string>{"x", "y", "z", "t"}));
   EXPECT_EQ(c.initial_density.text, "exp(-(x-0.3)^2/0.005)");
   EXPECT_EQ(c.fokker_planck.method, MfgConfig::FokkerPlanck::Method::fdm);
   EXPECT_EQ(c.iteration.damping, 0.5);

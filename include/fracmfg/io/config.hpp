@@ -10,9 +10,11 @@
 // ExpressionSpec coming from a Deck has been compiled once already, so compile() does not
 // throw for them.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,9 +71,26 @@ struct LoggingConfig {
 /// (x, y) or (x, y, t); in a 1D domain they do not use y (the deck reader checks it).
 struct MfgConfig {
   struct Domain {
-    enum class Boundary { periodic, reflecting };
+    /// periodic: paired with the opposite side of its axis; reflecting: a wall (no flux);
+    /// exit: the HJB takes the exit cost there, agents that reach it leave the domain.
+    enum class Boundary { periodic, reflecting, exit };
+    /// Sides, indexed axis * 2 + end (end 0: the side at 0, 1: the side at L): x_min,
+    /// x_max, y_min, y_max (z_min, z_max for a third axis).
+    static constexpr int kMaxSides = 6;
     std::vector<double> length = {1.0};  ///< [Lx], [Lx, Ly] or [Lx, Ly, Lz]; its size: dimension
-    Boundary boundary = Boundary::periodic;
+    Boundary boundary = Boundary::periodic;  ///< every side that `sides` does not set
+    /// Per-side conditions (deck keys domain.sides.x_min, ...); unset: `boundary`.
+    std::array<std::optional<Boundary>, kMaxSides> sides{};
+    /// The HJB's exit cost g(x, y, t) at exit sides: u = g on the exit face.
+    ExpressionSpec exit_cost{"0", {"x", "y", "t"}};
+    /// Obstacle O(x, y): grid points where O > 0 are walls inside the domain.
+    ExpressionSpec obstacle{"0", {"x", "y"}};
+
+    /// The condition of side axis * 2 + end.
+    Boundary side(int index) const {
+      const auto& s = sides[static_cast<std::size_t>(index)];
+      return s ? *s : boundary;
+    }
   };
   struct Grid {
     std::vector<int> points = {101};  ///< one per domain length, each >= 3
@@ -97,7 +116,7 @@ struct MfgConfig {
     double exponent = 1.0;  ///< power: f(m) = m^exponent
     double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
     double strength = 1.0;
-    ExpressionSpec potential{"0", {"x", "y", "z"}};
+    ExpressionSpec potential{"0", {"x", "y", "z", "t"}};  ///< V(x, y, z, t)
   };
   struct Sources {
     ExpressionSpec hjb{"0", {"x", "y", "z", "t"}};

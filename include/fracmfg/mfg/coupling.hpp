@@ -34,8 +34,9 @@ class Coupling {
   Coupling(const Coupling&) = delete;
   Coupling& operator=(const Coupling&) = delete;
 
-  /// out = strength f(m) + V on the owned points (out != m).
-  void evaluate(Vec m, Vec out);
+  /// out = strength f(m) + V(t_n) on the owned points (out != m); n: the time level of the
+  /// potential (Model::potential_values).
+  void evaluate(Vec m, Vec out, int n);
 
  private:
   struct Impl;

@@ -26,6 +26,15 @@
 // model's DMDA (KSPSetDM, not active), so -mfg_fp_pc_type fracmfg_line (la/line_pc.hpp)
 // works in 2D; its line solves go through the selector given to the constructor.
 //
+// Exits (mfg/grid.hpp): the HJB's exit ghost 2 g - u makes L(u) 1 = e >= 0 at the points
+// next to an exit (zero elsewhere): the columns of A sum to 1/dt + e_k, and
+// sum_i m_i^{n+1} + dt e.m^{n+1} = sum_i m_i^n + dt sum_i f_m: the mass dt e.m^{n+1} (times
+// the cell volume) leaves through the exits in the step (outflow(); the step's balance is
+// kept to round-off as without exits). set_time_level(n) names the level of u^n (its exit
+// cost enters the linearisation). Obstacle points have the row I/dt and no neighbours, so
+// m stays 0 there (Model sets m0 and f_m to 0 inside the obstacle); A is still the
+// transpose of an M-matrix (m >= 0). The 1D fast path is off with exits or an obstacle.
+//
 // Fractional diffusion (model.diffusion_order() < 2): A = J_loc^T + nu (A_s - (-Lap_h)),
 // still the transpose of the HJB Jacobian (A_s is symmetric), applied as a MATSHELL and
 // solved by GMRES with the HJB solver's composite preconditioner, from the guess as in 2D;
@@ -58,6 +67,13 @@ class FokkerPlanckFdm {
   /// transpose of that step's Jacobian). Required before a step with the congestion
   /// Hamiltonian; no effect for the others. Not collective.
   void set_density(Vec m);
+
+  /// The time level n of u^n for the following steps (its exit cost g(t_n) enters A).
+  /// Required before the first step when the grid has an exit side. Not collective.
+  void set_time_level(int n);
+  /// The mass that left through the exits in the last step (dt e.m^{n+1} times the cell
+  /// volume; 0 without exits), the same on every rank.
+  double outflow() const;
 
   /// m_next = A^{-1} (m / dt + source): the step from level n (density m) to n + 1 with the
   /// drift of u = u^n. source: f_m(t_{n+1}) at the owned points, or nullptr for none. m and

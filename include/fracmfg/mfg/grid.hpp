@@ -10,15 +10,21 @@
 // sum_i m_i h (2D: sum m_ij hx hy; 3D: sum m_ijk hx hy hz). The reflecting layout is the one
 // kernels::kde uses for reflecting axes (walls at origin - h/2 and origin + (N - 1/2) h).
 //
-// Boundaries. Periodic axes use DM_BOUNDARY_PERIODIC (ghost values wrap around).
-// Reflecting axes use DM_BOUNDARY_GHOSTED and the solvers read the ghost of a boundary point
-// as the point itself (mirror across the cell face: u_{-1} = u_0, u_N = u_{N-1}), which is
-// the homogeneous Neumann condition du/dn = 0 at the wall for both equations; they never
-// read the ghost slots the DMDA leaves there.
+// Boundaries, per side (Grid::sides). Periodic axes (both sides periodic) use
+// DM_BOUNDARY_PERIODIC (ghost values wrap around) and the point layout x_i = i h; the other
+// axes use DM_BOUNDARY_GHOSTED and cell centres. At a reflecting side the solvers read the
+// ghost of a boundary point as the point itself (mirror across the cell face: u_{-1} = u_0,
+// u_N = u_{N-1}), which is the homogeneous Neumann condition du/dn = 0 at the wall for both
+// equations. At an exit side the HJB's ghost is 2 g - u_0 (the face value is the exit cost
+// g, a Dirichlet condition at the face) and the Fokker-Planck step, the adjoint, lets the
+// flux through the face leave (mfg/fokker_planck.hpp). The solvers never read the ghost
+// slots the DMDA leaves at walls and exits. Obstacle points (mfg::Model) are walls inside
+// the domain, read by their neighbours as reflecting walls.
 //
 // The DMDA has one degree of freedom per point, stencil width 1 and a star stencil (the
 // 3-point / 5-point / 7-point operators of the solvers). Points are stored x fastest, then y,
-// then z; every axis has the same boundary type.
+// then z. Per-side conditions other than one `boundary` for all sides (exits, mixed axes)
+// and obstacles are 1D and 2D only.
 
 #include <mpi.h>
 #include <petscdm.h>
@@ -33,13 +39,18 @@
 
 namespace fracmfg::mfg {
 
-enum class Boundary { periodic, reflecting };
+enum class Boundary { periodic, reflecting, exit };
 
 struct Grid {
   int dim = 1;                                     ///< 1, 2 or 3
   std::array<PetscInt, 3> points = {3, 1, 1};      ///< N per axis (1 beyond dim)
   std::array<double, 3> length = {1.0, 1.0, 1.0};  ///< L per axis (unused beyond dim)
+  /// periodic when every side is periodic, else reflecting (the layout of uniform grids;
+  /// the per-side conditions are `sides`).
   Boundary boundary = Boundary::periodic;
+  /// The condition of each side, indexed axis * 2 + end (end 0: at 0, 1: at L); periodic
+  /// sides come in pairs. Sides beyond 2 dim are unused.
+  std::array<Boundary, io::MfgConfig::Domain::kMaxSides> sides{};
 
   /// The grid of a game's domain (lengths, boundary) and points per axis (mfg::Problem).
   /// Throws Error unless there are 1, 2 or 3 axes, each with >= 3 points and a positive
@@ -48,10 +59,19 @@ struct Grid {
 
   /// h = L / N along axis 0, 1 or 2.
   double spacing(int axis) const { return length[axis] / static_cast<double>(points[axis]); }
-  /// Coordinate of point 0: 0 (periodic) or h/2 (reflecting).
-  double origin(int axis) const {
-    return boundary == Boundary::periodic ? 0.0 : 0.5 * spacing(axis);
+  /// The condition of side `end` (0: at 0, 1: at L) of an axis.
+  Boundary side(int axis, int end) const { return sides[static_cast<std::size_t>(2 * axis + end)]; }
+  /// Both sides of the axis periodic.
+  bool periodic(int axis) const { return side(axis, 0) == Boundary::periodic; }
+  /// Some side of the domain is an exit.
+  bool has_exit() const {
+    for (int s = 0; s < 2 * dim; ++s) {
+      if (sides[static_cast<std::size_t>(s)] == Boundary::exit) return true;
+    }
+    return false;
   }
+  /// Coordinate of point 0: 0 (periodic axis) or h/2 (walls or exits: cell centres).
+  double origin(int axis) const { return periodic(axis) ? 0.0 : 0.5 * spacing(axis); }
   /// Coordinate of point i along an axis.
   double coordinate(int axis, PetscInt i) const {
     return origin(axis) + static_cast<double>(i) * spacing(axis);

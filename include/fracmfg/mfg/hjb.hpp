@@ -6,8 +6,11 @@
 // (rhs^n = F(x, m^{n+1}) + f_u(t_n, x) in the mean field game), with the centred Laplacian
 // and the upwind numerical Hamiltonian of mfg/hamiltonian.hpp, solved by Newton's method
 // through a PETSc SNES with the exact Jacobian J = I/dt + L(u) (tridiagonal in 1D,
-// 5-point in 2D, 7-point in 3D; an M-matrix). Reflecting walls mirror the boundary value into the
-// ghost (see mfg/grid.hpp).
+// 5-point in 2D, 7-point in 3D; an M-matrix). Reflecting walls mirror the boundary value into
+// the ghost (see mfg/grid.hpp); at an exit side the ghost is 2 g(t_n) - u, so that the value
+// on the exit face is the exit cost g (set_time_level() names n); obstacle points are
+// decoupled (u = 0 there: the row is u/dt) and their neighbours read them as walls. With exits
+// or an obstacle the 1D fast path below is off (the SNES with the same tridiagonal solve).
 //
 // PETSc options prefix "mfg_hjb_": every -mfg_hjb_snes_* and -mfg_hjb_ksp_*/-mfg_hjb_pc_*
 // option applies. Defaults set before the options are read: Newton with full steps
@@ -65,6 +68,11 @@ class HjbSolver {
   /// m^{n+1} of the previous fixed-point iterate for level n. Required before a step with
   /// the congestion Hamiltonian; no effect for the others. Not collective.
   void set_density(Vec m);
+
+  /// The time level n of the following steps, residuals and Jacobians: the exit cost is
+  /// g(t_n). Required before the first of them when the grid has an exit side; no effect
+  /// otherwise. Not collective.
+  void set_time_level(int n);
 
   /// Solves one step: on entry u holds the initial guess, on return u^n. u_next is u^{n+1},
   /// rhs the right-hand side (global Vecs of model.dm()). Returns the Newton iterations.

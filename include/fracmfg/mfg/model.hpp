@@ -19,8 +19,9 @@
 // Construction evaluates the problem's fields (mfg::Field) on the grid points, in the order
 // c, V, G, m0, f_u, f_m, and checks them (the deck reader samples formulas on a coarse grid
 // only): c must be finite and > 0, m0 finite and >= 0 with positive mass, V, G and the
-// sources finite. A violation throws core::CollectiveError (exit code usage) on every rank,
-// naming the field (its name: the deck key for a problem from a deck, e.g.
+// sources finite, the exit cost finite on the exit faces. Inside an obstacle m0 and f_m are
+// set to 0 (no agents there). A violation throws core::CollectiveError (exit code usage) on every
+// rank, naming the field (its name: the deck key for a problem from a deck, e.g.
 // "mfg.initial_density"; else the Problem member, "problem.initial_density"), the value and
 // the point.
 //
@@ -70,7 +71,7 @@ class Model {
   /// 1 / c at the owned points.
   const std::vector<double>& inverse_control_cost() const;
 
-  Vec potential() const;        ///< V
+  Vec potential() const;        ///< V (at t = 0)
   Vec terminal_cost() const;    ///< G
   Vec initial_density() const;  ///< m0, normalised to mass 1
   double terminal_coupling() const;
@@ -79,6 +80,21 @@ class Model {
   const double* hjb_source(int n) const;
   /// f_m(t_n, .) at the owned points; nullptr when the source is zero.
   const double* fp_source(int n) const;
+
+  /// V(t_n) at the owned points (V(0) when the potential does not depend on t).
+  const double* potential_values(int n) const;
+
+  /// An obstacle is given (Problem::obstacle is not zero).
+  bool has_obstacle() const;
+  /// 1 at the owned points inside the obstacle (O > 0), else 0; empty without an obstacle.
+  const std::vector<unsigned char>& wall() const;
+  /// The same on the ghosted box of dm() (a local Vec's layout; 0 at ghost slots outside
+  /// the domain); empty without an obstacle.
+  const std::vector<unsigned char>& wall_ghosted() const;
+  /// The exit cost g(t_n) at the owned faces of side `side` (axis * 2 + end) when it is an
+  /// exit and this rank owns points along it, indexed by the offset along the side in the
+  /// owned box (j - ys on x sides, i - xs on y sides); nullptr otherwise.
+  const double* exit_cost(int side, int n) const;
 
   /// sum_i v_i * cell volume. Collective.
   double mass(Vec v) const;

@@ -108,10 +108,13 @@ class Field {
 
 /// A mean field game (see the header comment). Defaults are the deck's.
 struct Problem {
-  io::MfgConfig::Domain domain;  ///< lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz] (the dimension)
-  io::MfgConfig::Grid grid;      ///< points per axis, each >= 3
-  io::MfgConfig::Time time;      ///< horizon T > 0, steps N_t >= 1
-  double diffusion = 0.0;        ///< nu >= 0
+  /// Lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz] (the dimension), boundary and sides; its
+  /// exit_cost and obstacle formulas are not read (the Fields exit_cost and obstacle below
+  /// are). Per-side conditions, exits and obstacles are 1D and 2D only.
+  io::MfgConfig::Domain domain;
+  io::MfgConfig::Grid grid;  ///< points per axis, each >= 3
+  io::MfgConfig::Time time;  ///< horizon T > 0, steps N_t >= 1
+  double diffusion = 0.0;    ///< nu >= 0
   /// quadratic: H(x, p) = |p|^2 / (2 c(x)); power: |p|^q / (q c(x)), q = exponent > 1;
   /// congestion: H(x, p, m) = |p|^2 / (2 c(x) (epsilon + m)^alpha), epsilon > 0,
   /// 0 <= alpha < 2 (mfg/hamiltonian.hpp).
@@ -130,7 +133,7 @@ struct Problem {
     double exponent = 1.0;  ///< power: f(m) = m^exponent
     double width = 0.1;     ///< nonlocal: standard deviation of the Gaussian kernel
     double strength = 1.0;
-    Field potential;  ///< V(x, y, z)
+    Field potential;  ///< V(x, y, z) or V(x, y, z, t)
   };
   struct Sources {
     Field hjb;  ///< f_u(x, y, t)
@@ -143,6 +146,11 @@ struct Problem {
   Field terminal_cost;                           ///< G(x, y, z)
   double terminal_coupling = 0.0;                ///< g in u(T) = G + g m(T)
   Sources sources;
+  /// g(x, y, t) on the exit sides (domain.sides): the HJB's value u = g at the exit faces.
+  Field exit_cost;
+  /// O(x, y): grid points where O > 0 are walls inside the domain (m = 0 there, no flux
+  /// into them; the HJB is decoupled there: u = 0). Zero: no obstacle.
+  Field obstacle;
   io::MfgConfig::FokkerPlanck fokker_planck;
   io::MfgConfig::Iteration iteration;
   /// s of nu (-Lap)^(s/2) in both equations, in (1, 2]; below 2 (fractional diffusion, Levy

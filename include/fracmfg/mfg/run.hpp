@@ -23,6 +23,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/io/deck.hpp"
@@ -47,6 +48,9 @@ struct MfgRunSummary {
   std::string file;         ///< the results file written
   SolveResult result;       ///< the fixed point's verdict
   int first_iteration = 0;  ///< iterations restored from the checkpoint
+  /// The mass that left through the exits by each time level (Solver::outflow(); zeros
+  /// without exits), also logged ("mass that left through the exits by t = T").
+  std::vector<double> outflow;
 };
 
 /// The run options of the driver: the checkpoint named by FRACMFG_RESTART or -mfg_restart

@@ -146,6 +146,14 @@ class Solver {
   std::vector<double> gather_u(int n) const;
   std::vector<double> gather_m(int n) const;
 
+  /// The mass that has left through the exits by t_n, n = 0..N_t (0 at n = 0; zeros
+  /// without exits), from the last forward sweep: each Fokker-Planck step balances its
+  /// mass to round-off, mass(M^n) + outflow()[n] = mass(m0) + the sources' mass, for the
+  /// sweep's densities; the blended M of the state meets it to the iteration's tolerance.
+  /// Before any iteration of this process (a restored state that has converged), the
+  /// steps from the state's M^n with its U^n. The same on every rank. Collective.
+  std::vector<double> outflow() const;
+
   /// Outer iterations done (restored ones included).
   int iterations() const;
   const std::vector<IterationRecord>& history() const;
@@ -174,7 +182,9 @@ class Solver {
   /// and spacing; the convergence history as /convergence/u and /convergence/m (one entry
   /// per outer iteration) with attributes iterations, converged and tolerance on
   /// /convergence; the wall time per iteration as /mfg/seconds and
-  /// the mass of M per level as /mfg/mass.
+  /// the mass of M per level as /mfg/mass; the mass that has left through the exits by
+  /// each time level (outflow()) as /mfg/outflow; with an obstacle, its mask (1 inside, 0
+  /// outside; natural order, x fastest, as the fields' points) as /mfg/obstacle.
   /// Collective.
   void write(io::H5Writer& out, int every) const;
 
