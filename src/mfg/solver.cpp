@@ -172,6 +172,10 @@ Vec Solver::Impl::density_guess(int n) {
 }
 
 IterationRecord Solver::Impl::iterate() {
+  if (newton) {
+    const ViewersOff viewers_off(skip_viewers);
+    return newton_iterate();
+  }
   const int k = static_cast<int>(history.size());
   const int it = k + 1;
   const double t = theta(k);
@@ -301,8 +305,10 @@ void Solver::Impl::report(const IterationRecord& rec) {
   if (!progress->enabled(level)) return;
   std::ostringstream os;
   os << "mfg iteration " << rec.iteration << ": change u " << fmt(rec.change_u) << ", m "
-     << fmt(rec.change_m) << ", damping " << fmt(rec.damping) << (rec.anderson ? " (Anderson)" : "")
-     << ", Newton " << rec.newton_iterations << ", " << core::format_duration(rec.seconds)
+     << fmt(rec.change_m) << (newton ? ", step " : ", damping ") << fmt(rec.damping)
+     << (rec.anderson ? " (Anderson)" : "");
+  if (newton) os << ", GMRES " << rec.krylov_iterations;
+  os << ", Newton " << rec.newton_iterations << ", " << core::format_duration(rec.seconds)
      << "; elapsed " << core::format_duration(progress->elapsed()) << ", ";
   if (converged) {
     os << "converged";
@@ -356,13 +362,27 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   }
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
+  if (problem.iteration.method == io::MfgConfig::Iteration::Method::newton) {
+    if (problem.iteration.anderson > 0) {
+      throw Error(
+          "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
+          "iteration method newton");
+    }
+    d.newton = std::make_unique<detail::NewtonWork>();
+    d.newton->game = std::make_unique<detail::LinearizedGame>(*d.model);
+    for (auto* f : {&d.newton->m_eval, &d.newton->u_eval, &d.newton->u_trial, &d.newton->m_trial,
+                    &d.newton->ut_trial, &d.newton->du}) {
+      for (int n = 0; n < d.levels; ++n) f->push_back(detail::global_vec(dm));
+    }
+  }
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ",
              g.dim == 2 ? std::to_string(g.points[0]) + " x " + std::to_string(g.points[1])
                         : std::to_string(g.points[0]),
              " (", io::to_string(problem.domain.boundary), "), ", d.model->steps(),
              " time steps, Fokker-Planck ", io::to_string(problem.fokker_planck.method),
-             ", coupling ", io::to_string(problem.coupling.type));
+             ", coupling ", io::to_string(problem.coupling.type), ", ",
+             io::to_string(problem.iteration.method));
 }
 
 Solver::~Solver() = default;

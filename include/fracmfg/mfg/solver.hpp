@@ -102,11 +102,12 @@ struct IterationRecord {
   int iteration = 0;      ///< 1-based count of this iteration since the start
   double change_u = 0.0;  ///< relative change of u (see the header comment)
   double change_m = 0.0;  ///< relative change of m
-  double damping = 1.0;   ///< theta used
+  double damping = 1.0;   ///< theta used (newton: the step length of the line search)
   bool anderson = false;  ///< the new state is an Anderson mix
   long long newton_iterations = 0;
-  double newton_tolerance = 0.0;  ///< relative tolerance of this iteration's HJB steps
-  double seconds = 0.0;           ///< wall time of the iteration (max over ranks)
+  double newton_tolerance = 0.0;    ///< relative tolerance of this iteration's HJB steps
+  double seconds = 0.0;             ///< wall time of the iteration (max over ranks)
+  long long krylov_iterations = 0;  ///< newton: GMRES iterations of the Newton step
 };
 
 struct SolveResult {
