@@ -143,11 +143,12 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
     Vec next = ut_out[here + 1].get();
     Vec u_new = ut_out[here].get();
     Vec guess = u_in[here].get();
-    // Newton's start as the fixed point's (initial_guess): u~^{n+1} from the cold start or,
-    // while U moves by more than 1e-2, when its residual is smaller.
+    // Newton's start as the fixed point's (initial_guess): u~^{n+1} from the cold start,
+    // u_in after a coarse start, and while U moves by more than 1e-2 the one of the two with
+    // the smaller residual.
     if (cold) {
       guess = next;
-    } else if (!(history.back().change_u < 1e-2)) {
+    } else if (!history.empty() && !(history.back().change_u < 1e-2)) {
       const double r_in = hjb->residual_norm(next, rhs.get(), guess);
       const double r_next = hjb->residual_norm(next, rhs.get(), next);
       if (r_next < r_in) guess = next;
@@ -214,12 +215,11 @@ IterationRecord Solver::Impl::newton_iterate() {
     copy_levels(w.u_eval, x.u);
     rec.damping = 1.0;
   } else {
-    // 2. The Newton step. From the cold start (U = 0, far from the solution) and once U is
-    // within the tolerance (only m still moves), the plain step dU = Psi(U) - U, as the
-    // fixed point's first iteration; otherwise GMRES to the forcing term
-    // eta = min(1e-2, max(change_u, 0.1 tolerance / change_u)): superlinear while far, and
-    // no tighter than the last step needs to end 10 times below the tolerance.
-    const bool plain = (k == 0 && !warm) || change_u <= tol;
+    // 2. The Newton step. From the cold start (U = 0, far from the solution) the plain step
+    // dU = Psi(U) - U, as the fixed point's first iteration; otherwise GMRES to the forcing
+    // term eta = min(1e-2, max(change_u, 0.1 tolerance / change_u)): superlinear while far,
+    // and no tighter than the last step needs to end 10 times below the tolerance.
+    const bool plain = k == 0 && !warm;
     if (plain) {
       for (int n = 0; n < levels; ++n) {
         const auto l = static_cast<std::size_t>(n);
@@ -227,7 +227,8 @@ IterationRecord Solver::Impl::newton_iterate() {
       }
     } else {
       w.game->linearise(&x.u, &w.u_eval, &x.m);
-      const double eta = std::min(1e-2, std::max(change_u, 0.1 * tol / change_u));
+      const double eta =
+          change_u > 0.0 ? std::min(1e-2, std::max(change_u, 0.1 * tol / change_u)) : 1e-2;
       rec.krylov_iterations = w.game->solve(w.du, eta);
     }
     // 3. The line search (not for a plain step); the trial's sweeps are solved as tightly
