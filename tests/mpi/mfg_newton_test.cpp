@@ -1,9 +1,10 @@
 // Newton's method for the coupled MFG system (iteration.method newton, src/mfg/newton.hpp):
 // the linearised game is the derivative of the sweeps (a product K v against central
 // differences of Psi(U) = HJB(FP(U))), Newton converges to the fixed point's discrete
-// solution (to the tolerance) in fewer outer iterations, and gives the same fields on 1, 2
-// and 3 ranks. 1D and 2D, periodic and reflecting, quadratic and power Hamiltonians, log and
-// power couplings.
+// solution (to the tolerance) in fewer outer iterations, gives the same fields on 1, 2 and 3
+// ranks, resumes from a checkpoint and starts from a coarse grid to the same solution, and a
+// Problem it cannot linearise is refused. 1D and 2D, periodic and reflecting, quadratic and
+// power Hamiltonians, log and power couplings.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscdmda.h>
@@ -255,6 +256,77 @@ TEST(MfgNewton, SameUAndMOnAnyRankCount) {
     EXPECT_EQ(all.iterations, single.iterations) << g.name;
     EXPECT_LT(du, 1e-10) << g.name;
     EXPECT_LT(dm, 1e-10) << g.name;
+  }
+}
+
+// Interrupted after 3 iterations, checkpointed and restarted (on this job's ranks), Newton
+// ends at the uninterrupted solution: the restart re-evaluates the sweeps that the line
+// search had cached, to the HJB tolerance of a fresh iteration, so the two agree to the
+// tolerance rather than to round-off.
+TEST(MfgNewton, RestartFromACheckpointEndsAtTheSameSolution) {
+  const fracmfg::test::SharedTempDir dir("fracmfg-newton");
+  ASSERT_TRUE(fracmfg::test::on_all_ranks(!dir.path().empty()));
+  const std::string deck = kGames[0].deck(kNewtonTight);
+  const Solved whole = solve_on(MPI_COMM_WORLD, deck);
+  const auto cfg = fracmfg::test::mfg_config(deck, 400);
+  const std::string file = dir.path() + "/newton.chk.h5";
+  {
+    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                      fracmfg::test::quiet_logger());
+    for (int i = 0; i < 3; ++i) first.iterate();
+    first.write_checkpoint(file);
+  }
+  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
+  second.restart(file);
+  const auto r = second.solve();
+  EXPECT_TRUE(r.converged);
+  const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(second);
+  const double du = fracmfg::test::relative_difference(whole.levels.u, resumed.u);
+  const double dm = fracmfg::test::relative_difference(whole.levels.m, resumed.m);
+  if (fracmfg::test::world_rank() == 0) {
+    std::printf(
+        "  restart: %d iterations against %d uninterrupted; max relative difference u "
+        "%.2e, m %.2e\n",
+        r.iterations, whole.iterations, du, dm);
+  }
+  EXPECT_LT(du, 1e-8);
+  EXPECT_LT(dm, 1e-8);
+}
+
+// Grid sequencing (iteration.coarse_levels) with Newton on every level: the same solution as
+// the cold start, in no more fine iterations.
+TEST(MfgNewton, CoarseStartGivesTheColdStartSolution) {
+  const Solved cold = solve_on(MPI_COMM_WORLD, kGames[3].deck(kNewtonTight));
+  const Solved coarse = solve_on(
+      MPI_COMM_WORLD,
+      kGames[3].deck(
+          "{method: newton, tolerance: 1.0e-10, max_iterations: MAXIT, coarse_levels: 1}"));
+  EXPECT_TRUE(coarse.converged);
+  const double du = fracmfg::test::relative_difference(cold.levels.u, coarse.levels.u);
+  const double dm = fracmfg::test::relative_difference(cold.levels.m, coarse.levels.m);
+  if (fracmfg::test::world_rank() == 0) {
+    std::printf(
+        "  coarse start: %d fine iterations against %d cold; max relative difference u "
+        "%.2e, m %.2e\n",
+        coarse.iterations, cold.iterations, du, dm);
+  }
+  EXPECT_LE(coarse.iterations, cold.iterations);
+  EXPECT_LT(du, 1e-8);
+  EXPECT_LT(dm, 1e-8);
+}
+
+// A Problem built by hand (no deck reader) with what Newton does not linearise is refused
+// with the reason.
+TEST(MfgNewton, RefusesTheCongestionHamiltonian) {
+  auto cfg = fracmfg::test::mfg_config(kGames[0].deck(kNewtonTight), 10);
+  mfg::Problem p = mfg::problem_from_config(cfg);
+  p.hamiltonian.type = mfg::Problem::Hamiltonian::Type::congestion;
+  try {
+    mfg::Solver solver(MPI_COMM_WORLD, p, nullptr, fracmfg::test::quiet_logger());
+    ADD_FAILURE() << "no error";
+  } catch (const fracmfg::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("newton"), std::string::npos) << e.what();
   }
 }
 
