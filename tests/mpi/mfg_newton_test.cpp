@@ -208,7 +208,7 @@ const Game kGames[] = {
 };
 
 const char* kFixedTight =
-    "{method: fixed_point, damping: 0.3, tolerance: 1.0e-10, max_iterations: MAXIT}";
+    "{method: fixed_point, damping: 0.5, tolerance: 1.0e-10, max_iterations: MAXIT}";
 const char* kNewtonTight = "{method: newton, tolerance: 1.0e-10, max_iterations: MAXIT}";
 
 // Both methods solve the same discrete game: Newton's solution equals the fixed point's to
