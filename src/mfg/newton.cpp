@@ -10,6 +10,7 @@
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
+#include "fracmfg/mfg/coupling.hpp"
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
 #include "fracmfg/mfg/hjb.hpp"
@@ -32,7 +33,8 @@ constexpr PetscInt kDefaultFactorLevels = 3;
 }
 
 // F'(m) of the local couplings (mfg/coupling.hpp): f(m) = log(max(m, 1e-300)) or
-// max(m, 0)^e, times the strength; 0 where f is flat (m below the floor).
+// max(m, 0)^e, times the strength; 0 where f is flat (m below the floor). (The nonlocal
+// coupling is linear in m: its derivative is the convolution itself, see nonlocal.)
 double coupling_derivative(const Problem::Coupling& c, double m) {
   if (c.type == Problem::Coupling::Type::log) return m > kLogFloor ? c.strength / m : 0.0;
   if (m <= 0.0) return c.exponent == 1.0 ? c.strength : 0.0;
@@ -91,6 +93,9 @@ struct LinearizedGame::Impl {
   KspPtr ksp;
   VecPtr b_vec, x_vec;
   bool levels_set = false;
+  // Nonlocal coupling: F(m) = strength K * m + V is affine in m, F'(M) v = F(v) - V.
+  std::unique_ptr<Coupling> nonlocal;
+  VecPtr potential, conv_in, conv_out;
   // GMRES on I - K
   MatPtr shell;
   KspPtr outer;
@@ -368,9 +373,18 @@ struct LinearizedGame::Impl {
       for (PetscInt k = 0; k < n; ++k) y[at(steps) + k] = x[at(steps) + k] - out[k];
     }
     for (int lv = steps - 1; lv >= 0; --lv) {
-      {
+      const double* dn = dm.data() + at(lv + 1);
+      if (nonlocal) {
+        {
+          WriteArray in(conv_in.get());
+          std::copy(dn, dn + n, in.get());
+        }
+        nonlocal->evaluate(conv_in.get(), conv_out.get());
+        ReadArray f(conv_out.get());
+        ReadArray v(potential.get());
+        for (PetscInt k = 0; k < n; ++k) buf[k] = du_next[k] * inv_dt + (f[k] - v[k]);
+      } else {
         ReadArray mm((*m)[static_cast<std::size_t>(lv + 1)].get());
-        const double* dn = dm.data() + at(lv + 1);
         for (PetscInt k = 0; k < n; ++k) {
           buf[k] = du_next[k] * inv_dt + coupling_derivative(cp, mm[k]) * dn[k];
         }
@@ -403,11 +417,10 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   using Ham = Problem::Hamiltonian::Type;
   using Cpl = Problem::Coupling::Type;
   if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm ||
-      p.hamiltonian.type == Ham::congestion || p.coupling.type == Cpl::nonlocal ||
-      model.diffusion_order() < 2.0) {
+      p.hamiltonian.type == Ham::congestion || model.diffusion_order() < 2.0) {
     throw Error(
         "mfg: iteration method newton needs the fdm Fokker-Planck step, a quadratic or power "
-        "Hamiltonian, a log or power coupling and diffusion_order 2; use the fixed point");
+        "Hamiltonian and diffusion_order 2; use the fixed point");
   }
   Impl& d = *impl_;
   DM dm = model.dm();
@@ -433,6 +446,14 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   d.du_next.assign(n, 0.0);
   d.dm.assign(n * static_cast<std::size_t>(d.steps + 1), 0.0);
   MPI_Comm comm = model.comm();
+  if (p.coupling.type == Cpl::nonlocal) {
+    d.nonlocal = std::make_unique<Coupling>(model, nullptr);
+    d.potential = global_vec(dm);
+    d.conv_in = global_vec(dm);
+    d.conv_out = global_vec(dm);
+    FRACMFG_PETSC_CHECK(VecSet(d.conv_in.get(), 0.0));
+    d.nonlocal->evaluate(d.conv_in.get(), d.potential.get());
+  }
   if (model.grid().dim == 1) {
     d.tridiag = std::make_unique<la::TridiagSolver>(comm);
     d.halo = std::make_unique<Halo1d>(model);

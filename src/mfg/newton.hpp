@@ -19,6 +19,8 @@
 //   dm^0 = 0,  J(U^n)^T dm^{n+1} = dm^n/dt - (dJ(U^n)[v^n])^T M^{n+1}   (n = 0..N-1)
 // and one linear backward sweep
 //   du^N = g dm^N,  J(U~^n) du^n = du^{n+1}/dt + F'(M^{n+1}) dm^{n+1}   (n = N-1..0),
+// (F' of a nonlocal coupling is its convolution, F'(M) v = strength K * v: one gathered
+// convolution per level and product, on the host),
 // U~ = Psi(U), with K v = du. dJ(U)[v] is the derivative of J at U in the direction v (the
 // second derivative of the upwind Hamiltonian; its transpose applied to the density is the
 // symmetric Hessian of sum_k M_k H_h,k(U)); dm has zero mass per level (L(U) 1 = 0 for
@@ -38,8 +40,7 @@
 // them as it needs them), the forward sweep's dm one more.
 //
 // Supports the finite-difference Fokker-Planck step, the quadratic and power Hamiltonians,
-// log and power couplings and the Laplacian (diffusion_order 2); the deck reader refuses
-// the rest (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by
+// every coupling and the Laplacian (diffusion_order 2); the deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by
 // hand.
 //
 // Collectivity: everything is collective on the model's communicator.

@@ -4,7 +4,7 @@
 // solution (to the tolerance) in fewer outer iterations, gives the same fields on 1, 2 and 3
 // ranks, resumes from a checkpoint and starts from a coarse grid to the same solution, and a
 // Problem it cannot linearise is refused. 1D and 2D, periodic and reflecting, quadratic and
-// power Hamiltonians, log and power couplings.
+// power Hamiltonians, log, power and nonlocal couplings.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscdmda.h>
@@ -162,6 +162,9 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
   EXPECT_LT(linearisation_error(game_1d("reflecting", "{type: power, exponent: 1.5}",
                                         "{type: power, exponent: 2}", kFixed)),
             1e-5);
+  EXPECT_LT(linearisation_error(game_1d("reflecting", "{type: quadratic}",
+                                        "{type: nonlocal, width: 0.1, strength: 2}", kFixed)),
+            1e-5);
   EXPECT_LT(linearisation_error(game_2d("reflecting", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_2d("periodic", kFixed)), 1e-5);
 }
@@ -202,6 +205,11 @@ const Game kGames[] = {
     {"periodic_1d_power_q3_log",
      [](const std::string& it) {
        return game_1d("periodic", "{type: power, exponent: 3}", "{type: log, strength: 0.5}", it);
+     }},
+    {"reflecting_1d_nonlocal",
+     [](const std::string& it) {
+       return game_1d("reflecting", "{type: quadratic}",
+                      "{type: nonlocal, width: 0.1, strength: 2}", it);
      }},
     {"reflecting_2d_log", [](const std::string& it) { return game_2d("reflecting", it); }},
     {"periodic_2d_log", [](const std::string& it) { return game_2d("periodic", it); }},
@@ -297,10 +305,10 @@ TEST(MfgNewton, RestartFromACheckpointEndsAtTheSameSolution) {
 // Grid sequencing (iteration.coarse_levels) with Newton on every level: the same solution as
 // the cold start, in no more fine iterations.
 TEST(MfgNewton, CoarseStartGivesTheColdStartSolution) {
-  const Solved cold = solve_on(MPI_COMM_WORLD, kGames[3].deck(kNewtonTight));
+  const Solved cold = solve_on(MPI_COMM_WORLD, kGames[4].deck(kNewtonTight));
   const Solved coarse = solve_on(
       MPI_COMM_WORLD,
-      kGames[3].deck(
+      kGames[4].deck(
           "{method: newton, tolerance: 1.0e-10, max_iterations: MAXIT, coarse_levels: 1}"));
   EXPECT_TRUE(coarse.converged);
   const double du = fracmfg::test::relative_difference(cold.levels.u, coarse.levels.u);
