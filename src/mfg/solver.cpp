@@ -368,12 +368,7 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
           "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
           "iteration method newton");
     }
-    d.newton = std::make_unique<detail::NewtonWork>();
-    d.newton->game = std::make_unique<detail::LinearizedGame>(*d.model);
-    for (auto* f : {&d.newton->m_eval, &d.newton->u_eval, &d.newton->u_trial, &d.newton->m_trial,
-                    &d.newton->ut_trial, &d.newton->du}) {
-      for (int n = 0; n < d.levels; ++n) f->push_back(detail::global_vec(dm));
-    }
+    d.build_newton();
   }
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ",

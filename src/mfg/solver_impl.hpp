@@ -128,6 +128,9 @@ struct Solver::Impl {
   // Newton's method (solver_newton.cpp): one outer iteration, and the evaluation of the
   // sweeps M(U), Psi(U) at u_in with the changes against u_in and the reference m_ref.
   IterationRecord newton_iterate();
+  // The Newton work space and linearised game on `model` (construction, and again after a
+  // re-split, when the cached evaluation is dropped). Collective.
+  void build_newton();
   void evaluate(int it, const std::vector<detail::VecPtr>& u_in,
                 const std::vector<detail::VecPtr>& m_ref, std::vector<detail::VecPtr>& m_out,
                 std::vector<detail::VecPtr>& ut_out, double& change_u, double& change_m);

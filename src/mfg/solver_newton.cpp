@@ -71,6 +71,16 @@ void copy_levels(const std::vector<VecPtr>& from, std::vector<VecPtr>& to) {
 
 }  // namespace
 
+void Solver::Impl::build_newton() {
+  DM dm = model->dm();
+  newton = std::make_unique<detail::NewtonWork>();
+  newton->game = std::make_unique<detail::LinearizedGame>(*model);
+  for (auto* f : {&newton->m_eval, &newton->u_eval, &newton->u_trial, &newton->m_trial,
+                  &newton->ut_trial, &newton->du}) {
+    for (int n = 0; n < levels; ++n) f->push_back(detail::global_vec(dm));
+  }
+}
+
 std::pair<double, double> Solver::Impl::relative_changes(std::vector<double> norms_u,
                                                          std::vector<double> norms_m) const {
   std::vector<double> all(std::move(norms_u));

@@ -2,9 +2,10 @@
 // the linearised game is the derivative of the sweeps (a product K v against central
 // differences of Psi(U) = HJB(FP(U))), Newton converges to the fixed point's discrete
 // solution (to the tolerance) in fewer outer iterations, gives the same fields on 1, 2 and 3
-// ranks, resumes from a checkpoint and starts from a coarse grid to the same solution, and a
-// Problem it cannot linearise is refused. 1D and 2D, periodic and reflecting, quadratic and
-// power Hamiltonians, log, power and nonlocal couplings.
+// ranks, resumes from a checkpoint, starts from a coarse grid and survives a re-split of the
+// grid to the same solution, and a Problem it cannot linearise is refused. 1D and 2D,
+// periodic and reflecting, quadratic and power Hamiltonians, log, power and nonlocal
+// couplings.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscdmda.h>
@@ -20,6 +21,7 @@
 #include "common/scoped_options.hpp"
 #include "common/test_support.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/solve_control.hpp"
 #include "fracmfg/mfg/coupling.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
 #include "fracmfg/mfg/hjb.hpp"
@@ -335,6 +337,43 @@ TEST(MfgNewton, RefusesTheCongestionHamiltonian) {
     ADD_FAILURE() << "no error";
   } catch (const fracmfg::Error& e) {
     EXPECT_NE(std::string(e.what()).find("newton"), std::string::npos) << e.what();
+  }
+}
+
+// Re-splitting the grid between outer iterations (Solver::set_balance; here rank r is made to
+// look r + 1 times as fast) moves U and M and builds Newton's work space again on the new
+// grid, dropping the cached sweeps: the same solution, to the tolerance.
+double faster_by_rank(int rank, std::int64_t) {
+  return 1.0 + rank;
+}
+
+TEST(MfgNewton, ReSplitGridEndsAtTheSameSolution) {
+  for (const Game& g : {kGames[0], kGames[4]}) {
+    const std::string deck = g.deck(kNewtonTight);
+    const Solved plain = solve_on(MPI_COMM_WORLD, deck);
+    const auto cfg = fracmfg::test::mfg_config(deck, 400);
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                       fracmfg::test::quiet_logger());
+    fracmfg::core::BalanceOptions o;
+    o.enabled = true;
+    o.interval = 1;
+    o.patience = 1;
+    o.speed = faster_by_rank;
+    solver.set_balance(o);
+    const auto r = solver.solve();
+    EXPECT_TRUE(r.converged) << g.name;
+    EXPECT_EQ(solver.resplits() > 0, fracmfg::test::world_size() > 1) << g.name;
+    const fracmfg::test::MfgLevels moved = fracmfg::test::levels_of(solver);
+    const double du = fracmfg::test::relative_difference(plain.levels.u, moved.u);
+    const double dm = fracmfg::test::relative_difference(plain.levels.m, moved.m);
+    if (fracmfg::test::world_rank() == 0) {
+      std::printf(
+          "  %s re-split %d times: %d iterations against %d; max relative difference u "
+          "%.2e, m %.2e\n",
+          g.name, solver.resplits(), r.iterations, plain.iterations, du, dm);
+    }
+    EXPECT_LT(du, 1e-8) << g.name;
+    EXPECT_LT(dm, 1e-8) << g.name;
   }
 }
 
