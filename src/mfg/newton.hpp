@@ -40,8 +40,8 @@
 // them as it needs them), the forward sweep's dm one more.
 //
 // Supports the finite-difference Fokker-Planck step, the quadratic and power Hamiltonians,
-// every coupling and the Laplacian (diffusion_order 2); the deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by
-// hand.
+// every coupling and the Laplacian (diffusion_order 2); the deck reader refuses the rest
+// (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by hand.
 //
 // Collectivity: everything is collective on the model's communicator.
 #include <memory>
