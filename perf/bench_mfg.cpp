@@ -8,9 +8,10 @@
 //   perf/mfg_scaling.sh                                           # the whole table
 //
 // Options: -problem crowd1d | crowd2d | crowd3d, -coupling log | power | nonlocal (crowd1d),
-// -points N (per axis), -steps N_t, -tol, -damping, -anderson p, -max_it, -coarse_levels L (grid
-// sequencing, the solve time includes the coarse solves), -particles N (0: the
-// finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
+// -points N (per axis), -steps N_t, -tol, -method fixed_point | newton | both (both: the two
+// methods alternately, rep by rep, one summary each), -damping, -anderson p, -max_it,
+// -coarse_levels L (grid sequencing, the solve time includes the coarse solves), -particles N (0:
+// the finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
 // printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games
 // of inputs/crowd_1d.yaml (periodic, log coupling), inputs/crowd_2d.yaml and
 // inputs/crowd_3d.yaml (reflecting, log coupling, obstacle potential) on the given grid.
@@ -58,16 +59,17 @@ std::string real(double v) {
 
 std::string deck(const std::string& problem, const std::string& coupling, PetscInt points,
                  PetscInt steps, double tol, double damping, PetscInt anderson, PetscInt max_it,
-                 PetscInt particles, PetscInt coarse) {
+                 PetscInt particles, PetscInt coarse, const std::string& method) {
   const std::string n = std::to_string(points);
   const std::string fp =
       particles > 0
           ? "  fokker_planck: {method: particles, particles: " + std::to_string(particles) + "}\n"
           : std::string();
   const std::string iteration =
-      fp + "  iteration: {damping: " + real(damping) + ", anderson: " + std::to_string(anderson) +
-      ", tolerance: " + real(tol) + ", max_iterations: " + std::to_string(max_it) +
-      ", coarse_levels: " + std::to_string(coarse) + "}\n";
+      fp + "  iteration: {method: " + method + ", damping: " + real(damping) +
+      ", anderson: " + std::to_string(anderson) + ", tolerance: " + real(tol) +
+      ", max_iterations: " + std::to_string(max_it) + ", coarse_levels: " + std::to_string(coarse) +
+      "}\n";
   if (problem == "crowd3d") {
     return "problem: mfg\nmfg:\n"
            "  domain: {length: [1.0, 1.0, 1.0], boundary: reflecting}\n"
@@ -120,56 +122,74 @@ int run(fracmfg::core::Environment& env) {
   const PetscInt anderson = option_int("-anderson", 0);
   const PetscInt max_it = option_int("-max_it", 500);
   const PetscInt reps = option_int("-reps", 1);
-  const auto cfg =
-      fracmfg::io::Deck::from_string(
-          deck(problem, option_string("-coupling", "log"), points, steps, tol, damping, anderson,
-               max_it, option_int("-particles", 0), option_int("-coarse_levels", 0)),
-          "bench.yaml")
-          .mfg();
-
-  std::vector<double> setup, total, per_iteration, cpu_total;
-  int iterations = 0;
-  bool converged = false;
+  const std::string method = option_string("-method", "fixed_point");
+  // -method both: the fixed point and Newton's method alternately, rep by rep, in one
+  // process (the same load for both), one summary per method.
+  const std::vector<std::string> methods = method == "both"
+                                               ? std::vector<std::string>{"fixed_point", "newton"}
+                                               : std::vector<std::string>{method};
+  struct Stats {
+    std::vector<double> setup, total, per_iteration, cpu_total;
+    int iterations = 0;
+    long long krylov = 0;
+    bool converged = false;
+  };
+  std::vector<Stats> all(methods.size());
   for (PetscInt r = 0; r < reps; ++r) {
-    MPI_Barrier(env.comm());
-    const double t0 = MPI_Wtime();
-    fracmfg::mfg::Solver solver(env.comm(), fracmfg::mfg::problem_from_config(cfg), nullptr,
-                                env.log());
-    MPI_Barrier(env.comm());
-    const double t1 = MPI_Wtime();
-    const std::clock_t c1 = std::clock();
-    const auto result = solver.solve();
-    const double t2 = MPI_Wtime();
-    double cpu = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
-    MPI_Allreduce(MPI_IN_PLACE, &cpu, 1, MPI_DOUBLE, MPI_MAX, env.comm());
-    cpu_total.push_back(cpu);
-    setup.push_back(t1 - t0);
-    total.push_back(t2 - t1);
-    iterations = result.iterations;
-    converged = result.converged;
-    per_iteration.push_back((t2 - t1) / std::max(1, result.iterations));
+    for (std::size_t which = 0; which < methods.size(); ++which) {
+      const auto cfg = fracmfg::io::Deck::from_string(
+                           deck(problem, option_string("-coupling", "log"), points, steps, tol,
+                                damping, anderson, max_it, option_int("-particles", 0),
+                                option_int("-coarse_levels", 0), methods[which]),
+                           "bench.yaml")
+                           .mfg();
+      Stats& st = all[which];
+      MPI_Barrier(env.comm());
+      const double t0 = MPI_Wtime();
+      fracmfg::mfg::Solver solver(env.comm(), fracmfg::mfg::problem_from_config(cfg), nullptr,
+                                  env.log());
+      MPI_Barrier(env.comm());
+      const double t1 = MPI_Wtime();
+      const std::clock_t c1 = std::clock();
+      const auto result = solver.solve();
+      const double t2 = MPI_Wtime();
+      double cpu = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
+      MPI_Allreduce(MPI_IN_PLACE, &cpu, 1, MPI_DOUBLE, MPI_MAX, env.comm());
+      st.cpu_total.push_back(cpu);
+      st.setup.push_back(t1 - t0);
+      st.total.push_back(t2 - t1);
+      st.iterations = result.iterations;
+      st.converged = result.converged;
+      st.krylov = 0;
+      for (const auto& rec : solver.history()) st.krylov += rec.krylov_iterations;
+      st.per_iteration.push_back((t2 - t1) / std::max(1, result.iterations));
+    }
   }
   auto stats = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return std::make_pair(v.front(), v[v.size() / 2]);
   };
-  const auto [setup_min, setup_med] = stats(setup);
-  const auto [total_min, total_med] = stats(total);
-  const auto [iter_min, iter_med] = stats(per_iteration);
-  const auto [cpu_min, cpu_med] = stats(cpu_total);
-  if (env.rank() == 0) {
-    const std::string p = std::to_string(points) + " x ";
-    const std::string extent = problem == "crowd3d" ? p + p : problem == "crowd2d" ? p : "";
-    std::printf(
-        "mfg %s %s%ld x %ld steps, %d rank(s), tol %.0e, damping %.2f, anderson %ld: %s after %d "
-        "iterations\n"
-        "  set-up %.4f s (median %.4f), solve %.4f s (median %.4f), per iteration %.5f s "
-        "(median %.5f), %ld rep(s)\n"
-        "  solve CPU time (max over ranks) %.4f s (median %.4f)\n",
-        problem.c_str(), extent.c_str(), static_cast<long>(points), static_cast<long>(steps),
-        env.size(), tol, damping, static_cast<long>(anderson),
-        converged ? "converged" : "NOT converged", iterations, setup_min, setup_med, total_min,
-        total_med, iter_min, iter_med, static_cast<long>(reps), cpu_min, cpu_med);
+  for (std::size_t which = 0; which < methods.size(); ++which) {
+    const Stats& st = all[which];
+    const auto [setup_min, setup_med] = stats(st.setup);
+    const auto [total_min, total_med] = stats(st.total);
+    const auto [iter_min, iter_med] = stats(st.per_iteration);
+    const auto [cpu_min, cpu_med] = stats(st.cpu_total);
+    if (env.rank() == 0) {
+      const std::string p = std::to_string(points) + " x ";
+      const std::string extent = problem == "crowd3d" ? p + p : problem == "crowd2d" ? p : "";
+      std::printf(
+          "mfg %s %s%ld x %ld steps, %d rank(s), tol %.0e, %s, damping %.2f, anderson %ld: %s "
+          "after %d iterations (GMRES %lld)\n"
+          "  set-up %.4f s (median %.4f), solve %.4f s (median %.4f), per iteration %.5f s "
+          "(median %.5f), %ld rep(s)\n"
+          "  solve CPU time (max over ranks) %.4f s (median %.4f)\n",
+          problem.c_str(), extent.c_str(), static_cast<long>(points), static_cast<long>(steps),
+          env.size(), tol, methods[which].c_str(), damping, static_cast<long>(anderson),
+          st.converged ? "converged" : "NOT converged", st.iterations, st.krylov, setup_min,
+          setup_med, total_min, total_med, iter_min, iter_med, static_cast<long>(reps), cpu_min,
+          cpu_med);
+    }
   }
   return 0;
 }

@@ -9,12 +9,14 @@
 #   perf/mfg_scaling.sh build-rel small        # only the 51 x 51 game
 #
 # Arguments: build directory (default build-mfg-rel); which cases (default "small large 2d
-# scaling"). Extra bench_mfg options go in BENCH_ARGS (e.g. BENCH_ARGS="-anderson 3").
+# scaling newton"). The case newton measures Newton's method (iteration.method newton)
+# against the damped fixed point, alternately in one process (bench_mfg -method both), with
+# the machine's load average before and after. Extra bench_mfg options go in BENCH_ARGS (e.g. BENCH_ARGS="-anderson 3").
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-build-mfg-rel}"
-cases="${2:-small large 2d scaling}"
+cases="${2:-small large 2d scaling newton}"
 [[ "$build" = /* ]] || build="$here/$build"
 bench="$build/perf/bench_mfg"
 if [[ ! -x "$bench" ]]; then
@@ -63,8 +65,16 @@ for c in $cases; do
         run "$np" -problem crowd2d -points 256 -steps 100 -tol 1e-30 -damping 0.3 -max_it 3
       done
       ;;
+    newton)
+      # Newton's method and the fixed point at the deck defaults, alternately, 3 reps each
+      # (minimum and median); in 2D a fixed number of iterations (the time per iteration).
+      echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+      run 1 -problem crowd1d -points 10000 -steps 1000 -tol 1e-6 -method both -reps 3
+      run 2 -problem crowd2d -points 256 -steps 100 -tol 1e-30 -damping 0.3 -max_it 2 -method both
+      echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+      ;;
     *)
-      echo "mfg_scaling.sh: unknown case '$c' (small, large, 2d, scaling)" >&2
+      echo "mfg_scaling.sh: unknown case '$c' (small, large, 2d, scaling, newton)" >&2
       exit 2
       ;;
   esac

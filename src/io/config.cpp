@@ -55,6 +55,9 @@ const Words<Mfg::Coupling::Type, 3> kCoupling{{{Mfg::Coupling::Type::log, "log"}
                                                {Mfg::Coupling::Type::nonlocal, "nonlocal"}}};
 const Words<Mfg::FokkerPlanck::Method, 2> kFpMethod{
     {{Mfg::FokkerPlanck::Method::fdm, "fdm"}, {Mfg::FokkerPlanck::Method::particles, "particles"}}};
+const Words<Mfg::Iteration::Method, 2> kIterationMethod{
+    {{Mfg::Iteration::Method::fixed_point, "fixed_point"},
+     {Mfg::Iteration::Method::newton, "newton"}}};
 const Words<Mfg::Iteration::Schedule, 2> kSchedule{
     {{Mfg::Iteration::Schedule::fixed, "fixed"},
      {Mfg::Iteration::Schedule::fictitious_play, "fictitious_play"}}};
@@ -104,6 +107,9 @@ const char* to_string(Mfg::Coupling::Type v) {
 }
 const char* to_string(Mfg::FokkerPlanck::Method v) {
   return word_of(kFpMethod, v);
+}
+const char* to_string(Mfg::Iteration::Method v) {
+  return word_of(kIterationMethod, v);
 }
 const char* to_string(Mfg::Iteration::Schedule v) {
   return word_of(kSchedule, v);
@@ -160,9 +166,9 @@ bool operator==(const MfgConfig& a, const MfgConfig& b) {
                     c.coupling.exponent, c.coupling.width, c.coupling.strength,
                     c.coupling.potential, c.initial_density, c.terminal_cost, c.terminal_coupling,
                     c.sources.hjb, c.sources.fp, c.fokker_planck.method, c.fokker_planck.particles,
-                    c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.damping,
-                    c.iteration.schedule, c.iteration.anderson, c.iteration.tolerance,
-                    c.iteration.max_iterations, c.iteration.coarse_levels);
+                    c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.method,
+                    c.iteration.damping, c.iteration.schedule, c.iteration.anderson,
+                    c.iteration.tolerance, c.iteration.max_iterations, c.iteration.coarse_levels);
   };
   return key(a) == key(b) && a.diffusion_order == b.diffusion_order;
 }
@@ -314,6 +320,7 @@ MfgConfig mfg_config(const Value& root) {
   r.integer("fokker_planck.particles", c.fokker_planck.particles);
   r.real("fokker_planck.bandwidth", c.fokker_planck.bandwidth);
   r.integer("fokker_planck.seed", c.fokker_planck.seed);
+  r.word("iteration.method", kIterationMethod, c.iteration.method);
   r.real("iteration.damping", c.iteration.damping);
   r.word("iteration.schedule", kSchedule, c.iteration.schedule);
   r.integer("iteration.anderson", c.iteration.anderson);

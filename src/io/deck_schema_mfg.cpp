@@ -63,8 +63,9 @@ Field mfg_schema() {
       real("bandwidth", "kernel density bandwidth; 0: Silverman's rule; at most 1e7 grid spacings").at_least(0).def(0.0).only_when("mfg.fokker_planck.method", {"particles"}),
       integer("seed", "seed of the counter-based random numbers").at_least(0).wide().def(1).only_when("mfg.fokker_planck.method", {"particles"}),
     }),
-    section("iteration", "Fixed-point iteration between the two equations.", {
-      real("damping", "weight of the new density in the update").greater_than(0).at_most(1).def(0.5),
+    section("iteration", "Iteration between the two equations.", {
+      choice("method", {"fixed_point", "newton"}, "fixed_point: damped fixed point (damping, schedule, anderson); newton: Newton's method on the coupled system, GMRES preconditioned by the backward and forward sweeps, with a line search (fdm, quadratic or power Hamiltonian, diffusion_order 2, anderson 0)").def("fixed_point"),
+      real("damping", "weight of the new density in the update (newton: of its fallback step)").greater_than(0).at_most(1).def(0.5),
       choice("schedule", {"fixed", "fictitious_play"}, "fixed: constant damping; fictitious_play: weight 1/(k+1) at iteration k").def("fixed"),
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
       real("tolerance", "stop when the changes of U and M are below this").greater_than(0).def(1.0e-8),
@@ -150,7 +151,8 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   const Value& domain = mfg.at("domain");
   const std::size_t dim = mfg.at("domain.length").reals.size();
   if (dim == 3) {
-    for (const char* key : {"domain.sides", "domain.exit_cost", "domain.obstacle"}) {
+    for (const char* key : {"domain.sides.x_min", "domain.sides.x_max", "domain.sides.y_min",
+                            "domain.sides.y_max", "domain.exit_cost", "domain.obstacle"}) {
       if (const Value* v = mfg.find(key)) {
         fail(file, v->key_pos, v->path,
              "is not available in 3D (one boundary for every side: domain.boundary)");
@@ -232,7 +234,8 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   // The obstacle on the grid's points (as mfg::Grid places them): some must stay free.
   const Value& length = mfg.at("domain.length");
   const Value& points = mfg.at("grid.points");
-  const core::Expression o(obstacle->text, {"x", "y"});
+  // z is declared so that a formula using it reaches the axes check (check_mfg) unharmed.
+  const core::Expression o(obstacle->text, {"x", "y", "z"});
   const long long nx = points.integers[0];
   const long long ny = dim > 1 ? points.integers[1] : 1;
   auto coordinate = [&](std::size_t a, long long i) {
@@ -242,10 +245,10 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   };
   for (long long j = 0; j < ny; ++j) {
     for (long long i = 0; i < nx; ++i) {
-      const std::vector<double> p = {coordinate(0, i), dim > 1 ? coordinate(1, j) : 0.0};
+      const std::vector<double> p = {coordinate(0, i), dim > 1 ? coordinate(1, j) : 0.0, 0.0};
       const double v = o(p);
       if (std::isnan(v)) {
-        fail(file, obstacle->pos, obstacle->path, "is not a number at " + point_text(p));
+        fail(file, obstacle->pos, obstacle->path, "is not a number at " + point_text(p, dim));
       }
       if (!(v > 0.0)) return;
     }
@@ -266,6 +269,9 @@ void check_mfg(const Value& root, const std::string& file) {
                           "terminal_cost", "sources.hjb", "sources.fp"}) {
     check_axes_in_dimension(mfg.at(key), dim, file);
   }
+  for (const char* key : {"domain.exit_cost", "domain.obstacle"}) {
+    if (const Value* v = mfg.find(key)) check_axes_in_dimension(*v, dim, file);
+  }
 
   // 3D: the finite-difference game only (the kernel density estimates and the fractional
   // operators are written for one and two axes).
@@ -283,9 +289,9 @@ void check_mfg(const Value& root, const std::string& file) {
     if (coupling.text == "nonlocal") {
       fail(file, coupling.pos, coupling.path, "nonlocal is not available in 3D; use log or power");
     }
-  }
-  for (const char* key : {"domain.exit_cost", "domain.obstacle"}) {
-    if (const Value* v = mfg.find(key)) check_no_y_in_1d(*v, dim, file);
+    if (const Value* balance = root.find("execution.balance.grid"); balance && balance->boolean) {
+      fail(file, balance->pos, balance->path, "the grid load balance is not available in 3D");
+    }
   }
 
   // The particles move with the drift grad u / c of the quadratic Hamiltonian.
@@ -340,6 +346,43 @@ void check_mfg(const Value& root, const std::string& file) {
   });
   if (!positive_somewhere) {
     fail(file, rho.pos, rho.path, "is zero everywhere on the domain; there is no mass to move");
+  }
+
+  // Newton's method linearises the finite-difference scheme: the Fokker-Planck step must be
+  // the adjoint of the HJB linearisation (fdm), the Jacobian needs the second derivative of
+  // H in u only (not congestion, whose H depends on m) and the local (tridiagonal / 5-point)
+  // HJB operator (not s < 2); Anderson mixing is the fixed point's.
+  const Value& iteration_method = mfg.at("iteration.method");
+  if (iteration_method.text == "newton") {
+    auto refuse = [&](const char* key, const std::string& got, const std::string& need) {
+      fail(file, iteration_method.pos, iteration_method.path,
+           "newton needs " + need + ", but mfg." + key + " is " + got +
+               "; use mfg.iteration.method: fixed_point");
+    };
+    if (method.text != "fdm")
+      refuse("fokker_planck.method", method.text, "fokker_planck.method fdm");
+    if (hamiltonian.text == "congestion") {
+      refuse("hamiltonian.type", hamiltonian.text, "a quadratic or power Hamiltonian");
+    }
+    if (mfg.at("diffusion_order").real < 2.0) {
+      refuse("diffusion_order", format_real(mfg.at("diffusion_order").real), "diffusion_order 2");
+    }
+    if (mfg.at("iteration.anderson").integer > 0) {
+      refuse("iteration.anderson", std::to_string(mfg.at("iteration.anderson").integer),
+             "iteration.anderson 0 (Anderson mixing belongs to the fixed point)");
+    }
+    // The linearisation does not take the exit faces' time-dependent ghosts or the obstacle
+    // rows into account.
+    if (mfg.find("domain.obstacle") != nullptr) {
+      refuse("domain.obstacle", "given", "a domain without an obstacle");
+    }
+    if (dim == 3) refuse("domain.length", "three lengths", "a 1D or 2D domain");
+    for (const char* side : {"x_min", "x_max", "y_min", "y_max"}) {
+      const Value* v = mfg.find(std::string("domain.sides.") + side);
+      if (v != nullptr && v->text == "exit") {
+        refuse((std::string("domain.sides.") + side).c_str(), "exit", "a domain without exits");
+      }
+    }
   }
 
   // Fractional diffusion: the discrete operator is the periodic circulant of the fractional

@@ -68,10 +68,10 @@ exec::DmPtr create_dmda(MPI_Comm comm, const Grid& grid, const std::vector<Petsc
     const PetscInt px = lx.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lx.size());
     const PetscInt py = ly.empty() ? PETSC_DECIDE : static_cast<PetscInt>(ly.size());
     const PetscInt pz = lz.empty() ? PETSC_DECIDE : static_cast<PetscInt>(lz.size());
-    FRACMFG_PETSC_CHECK(
-        DMDACreate3d(comm, type(0), type(1), type(2), DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
-                     grid.points[2], px, py, pz, 1, 1, lx.empty() ? nullptr : lx.data(),
-                     ly.empty() ? nullptr : ly.data(), lz.empty() ? nullptr : lz.data(), &da));
+    FRACMFG_PETSC_CHECK(DMDACreate3d(
+        comm, type(0), type(1), type(2), DMDA_STENCIL_STAR, grid.points[0], grid.points[1],
+        grid.points[2], px, py, pz, 1, 1, lx.empty() ? nullptr : lx.data(),
+        ly.empty() ? nullptr : ly.data(), lz.empty() ? nullptr : lz.data(), &da));
   }
   exec::DmPtr owned(da);
   FRACMFG_PETSC_CHECK(DMSetOptionsPrefix(da, "mfg_"));

@@ -157,10 +157,10 @@ struct Model::Impl {
         cost.evaluate(grid, fx.size(), fx.data(), fy.data(), step * n, level_values);
         for (std::size_t t = 0; t < fx.size(); ++t) {
           if (!std::isfinite(level_values[t])) {
-            throw UsageError(name_of(cost, "exit_cost") +
-                             ": must be finite on the exit faces, but is " +
-                             format_value(level_values[t]) + " at " +
-                             format_point(grid, fx[t], fy[t]) + ", t = " + format_value(step * n));
+            throw UsageError(
+                name_of(cost, "exit_cost") + ": must be finite on the exit faces, but is " +
+                format_value(level_values[t]) + " at " + format_point(grid, fx[t], fy[t], 0.0) +
+                ", t = " + format_value(step * n));
           }
         }
       }

@@ -189,6 +189,10 @@ Vec Solver::Impl::density_guess(int n) {
 }
 
 IterationRecord Solver::Impl::iterate() {
+  if (newton) {
+    const ViewersOff viewers_off(skip_viewers);
+    return newton_iterate();
+  }
   const int k = static_cast<int>(history.size());
   const int it = k + 1;
   const double t = theta(k);
@@ -322,8 +326,10 @@ void Solver::Impl::report(const IterationRecord& rec) {
   if (!progress->enabled(level)) return;
   std::ostringstream os;
   os << "mfg iteration " << rec.iteration << ": change u " << fmt(rec.change_u) << ", m "
-     << fmt(rec.change_m) << ", damping " << fmt(rec.damping) << (rec.anderson ? " (Anderson)" : "")
-     << ", Newton " << rec.newton_iterations << ", " << core::format_duration(rec.seconds)
+     << fmt(rec.change_m) << (newton ? ", step " : ", damping ") << fmt(rec.damping)
+     << (rec.anderson ? " (Anderson)" : "");
+  if (newton) os << ", GMRES " << rec.krylov_iterations;
+  os << ", Newton " << rec.newton_iterations << ", " << core::format_duration(rec.seconds)
      << "; elapsed " << core::format_duration(progress->elapsed()) << ", ";
   if (converged) {
     os << "converged";
@@ -378,11 +384,20 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   }
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
+  if (problem.iteration.method == io::MfgConfig::Iteration::Method::newton) {
+    if (problem.iteration.anderson > 0) {
+      throw Error(
+          "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
+          "iteration method newton");
+    }
+    d.build_newton();
+  }
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),
              d.model->has_obstacle() ? ", obstacle" : "", "), ", d.model->steps(),
              " time steps, Fokker-Planck ", io::to_string(problem.fokker_planck.method),
-             ", coupling ", io::to_string(problem.coupling.type));
+             ", coupling ", io::to_string(problem.coupling.type), ", ",
+             io::to_string(problem.iteration.method));
 }
 
 Solver::~Solver() = default;

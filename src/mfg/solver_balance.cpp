@@ -162,7 +162,10 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
     a.spare.clear();
     a.dm = to;
   }
-  // The operators hold the old model: release them before it.
+  // The operators hold the old model: release them before it. Newton's work space is built
+  // again on the new grid (its cached evaluation is dropped: the next iteration evaluates).
+  const bool had_newton = newton != nullptr;
+  newton.reset();
   hjb.reset();
   coupling.reset();
   forward.reset();
@@ -170,6 +173,7 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
   x = std::move(moved);
   model = std::move(next);
   build_operators();
+  if (had_newton) build_newton();
   ++resplits;
   rebalancer->set_layout(exec::dmda_layout(model->dm()));
 }

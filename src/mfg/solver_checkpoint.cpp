@@ -131,6 +131,8 @@ void Solver::restart(const std::string& path) {
   }
   d.best_change = rk->scalar_double("best_change");
   d.converged = rk->scalar_int64("converged") != 0;
+  // Newton's method evaluates the sweeps at the restored density first.
+  if (d.newton) d.newton->cached = false;
   d.anderson.clear_history();
   d.anderson.have_prev = false;
   const auto depth = rk->scalar_int64("anderson_depth");

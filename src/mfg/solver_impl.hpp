@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/logger.hpp"
@@ -25,6 +26,7 @@
 #include "fracmfg/mfg/solver.hpp"
 #include "mfg/anderson.hpp"
 #include "mfg/forward.hpp"
+#include "mfg/newton.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/state.hpp"
 
@@ -101,6 +103,9 @@ struct Solver::Impl {
   double window_work = 0.0;        // model->work_seconds() at the window's start
   int resplits = 0;
 
+  // iteration.method newton (solver_newton.cpp, mfg/newton.hpp); null for the fixed point.
+  std::unique_ptr<detail::NewtonWork> newton;
+
   // Fields replicated in natural order (gather_u, gather_m); made at the first call.
   std::unique_ptr<detail::Replicator> replicator;
   std::vector<double> gather(const std::vector<detail::VecPtr>& field, int n);
@@ -127,6 +132,17 @@ struct Solver::Impl {
   Vec initial_guess(int k, int n);
   Vec density_guess(int n);
   IterationRecord iterate();
+  // Newton's method (solver_newton.cpp): one outer iteration, and the evaluation of the
+  // sweeps M(U), Psi(U) at u_in with the changes against u_in and the reference m_ref.
+  IterationRecord newton_iterate();
+  // The Newton work space and linearised game on `model` (construction, and again after a
+  // re-split, when the cached evaluation is dropped). Collective.
+  void build_newton();
+  void evaluate(int it, const std::vector<detail::VecPtr>& u_in,
+                const std::vector<detail::VecPtr>& m_ref, std::vector<detail::VecPtr>& m_out,
+                std::vector<detail::VecPtr>& ut_out, double& change_u, double& change_m);
+  std::pair<double, double> relative_changes(std::vector<double> norms_u,
+                                             std::vector<double> norms_m) const;
   void report(const IterationRecord& rec);
   int iterations_left() const;
 };

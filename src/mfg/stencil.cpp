@@ -170,7 +170,8 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
                    } else {
                      h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
                      if (two_d) h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
-                     if (three_d) h += upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
+                     if (three_d)
+                       h += upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
                    }
                    r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
                  });

@@ -171,7 +171,7 @@ TEST(GoodDecks, FormulasFromTheDeckCompileAndEvaluate) {
   const auto m0 = deck.mfg().initial_density.compile();
   EXPECT_DOUBLE_EQ(m0({0.3, 0.0, 0.0}), 1.0);
   const auto v = deck.mfg().coupling.potential.compile();
-  EXPECT_NEAR(v({0.5, 0.0, 0.0}), -0.5, 1e-15);
+  EXPECT_NEAR(v({0.5, 0.0, 0.0, 0.0}), -0.5, 1e-15);
 
   const FodeConfig& f = input("fode_relaxation.yaml").fode();
   ASSERT_EQ(f.dimension(), 2u);

@@ -131,6 +131,10 @@ struct MfgConfig {
   };
   struct Iteration {
     enum class Schedule { fixed, fictitious_play };
+    /// fixed_point: the damped fixed point; newton: Newton's method on the coupled system
+    /// (GMRES preconditioned by the backward and forward sweeps).
+    enum class Method { fixed_point, newton };
+    Method method = Method::fixed_point;
     double damping = 0.5;  ///< in (0, 1]
     Schedule schedule = Schedule::fixed;
     int anderson = 0;  ///< 0: off
@@ -280,6 +284,7 @@ const char* to_string(MfgConfig::Hamiltonian::Type v);
 const char* to_string(MfgConfig::Coupling::Type v);
 const char* to_string(MfgConfig::FokkerPlanck::Method v);
 const char* to_string(MfgConfig::Iteration::Schedule v);
+const char* to_string(MfgConfig::Iteration::Method v);
 const char* to_string(FodeConfig::Method v);
 const char* to_string(FodeConfig::History v);
 const char* to_string(FodeConfig::Newton::Jacobian v);

@@ -1,7 +1,7 @@
 #pragma once
 // mfg::Solver: a mean field game (mfg::Problem, mfg/problem.hpp; sampled by mfg::Model,
-// mfg/model.hpp) solved by a damped fixed point between the backward HJB equation
-// (mfg::HjbSolver) and the forward Fokker-Planck equation (mfg::FokkerPlanckFdm, or
+// mfg/model.hpp) solved by a damped fixed point (or Newton's method, below) between the backward
+// HJB equation (mfg::HjbSolver) and the forward Fokker-Planck equation (mfg::FokkerPlanckFdm, or
 // particles: mfg::ParticleFokkerPlanck).
 //
 // From a deck:
@@ -49,6 +49,18 @@
 //      (the plain step is kept and the history cleared). The forward-backward coupling in
 //      time makes the map far from normal, so the gain is modest (10-30% fewer iterations on
 //      the example decks) and mostly in stability (larger damping).
+// Newton's method (iteration.method newton; src/mfg/newton.hpp, src/mfg/solver_newton.cpp)
+// instead of steps 1-3: U is the unknown of R(U) = U - Psi(U), Psi(U) the HJB sweep at the
+// density M(U) of the Fokker-Planck sweep with the drift of U. One outer iteration: the
+// sweeps at U_k (M = M(U_k), the changes as below with u~ = Psi(U_k) and M compared with
+// the previous M; cached from the previous iteration's line search), the Newton step by
+// GMRES on the linearised game (IterationRecord::krylov_iterations), a backtracking line
+// search on ||U - Psi(U)||_2 (IterationRecord::damping holds the step length; after 6
+// rejected steps the damped fixed-point step U + damping (Psi(U) - U), with a warning). The
+// first iteration from the cold start takes the plain step Psi(U_0). Converged as below;
+// then U = Psi(U_k), M = M(U_k). Refused (Error) for the particles, the congestion
+// Hamiltonian, diffusion_order < 2 and Anderson mixing. newton_iterations
+// counts the HJB Newton iterations of every sweep of the iteration, the line search's too.
 // Convergence: the relative changes
 //   change_u = max_n ||u~^n - U_k^n||_2 / max_n ||u~^n||_2   (likewise m; 0 when both are 0)
 // i.e. the residual of the undamped map, discrete L2 per level, max over levels. The
@@ -102,11 +114,12 @@ struct IterationRecord {
   int iteration = 0;      ///< 1-based count of this iteration since the start
   double change_u = 0.0;  ///< relative change of u (see the header comment)
   double change_m = 0.0;  ///< relative change of m
-  double damping = 1.0;   ///< theta used
+  double damping = 1.0;   ///< theta used (newton: the step length of the line search)
   bool anderson = false;  ///< the new state is an Anderson mix
   long long newton_iterations = 0;
-  double newton_tolerance = 0.0;  ///< relative tolerance of this iteration's HJB steps
-  double seconds = 0.0;           ///< wall time of the iteration (max over ranks)
+  double newton_tolerance = 0.0;    ///< relative tolerance of this iteration's HJB steps
+  double seconds = 0.0;             ///< wall time of the iteration (max over ranks)
+  long long krylov_iterations = 0;  ///< newton: GMRES iterations of the Newton step
 };
 
 struct SolveResult {

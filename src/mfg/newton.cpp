@@ -1,0 +1,558 @@
+#include "mfg/newton.hpp"
+
+#include <petscksp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/la/tridiag_solver.hpp"
+#include "fracmfg/mfg/coupling.hpp"
+#include "fracmfg/mfg/grid.hpp"
+#include "fracmfg/mfg/hamiltonian.hpp"
+#include "fracmfg/mfg/hjb.hpp"
+#include "mfg/direct_1d.hpp"
+#include "mfg/solver_options.hpp"
+#include "mfg/stencil.hpp"
+
+namespace fracmfg::mfg::detail {
+
+namespace {
+
+constexpr double kLogFloor = 1e-300;  // as the coupling (mfg/coupling.cpp)
+constexpr double kSweepRtol = 1e-8;
+constexpr PetscInt kRestart = 20;
+constexpr PetscInt kMaxKrylov = 200;
+constexpr PetscInt kDefaultFactorLevels = 3;
+
+[[noreturn]] void numerical(const std::string& message) {
+  throw core::CollectiveError(message, ExitCode::numerical, 0);
+}
+
+// F'(m) of the local couplings (mfg/coupling.hpp): f(m) = log(max(m, 1e-300)) or
+// max(m, 0)^e, times the strength; 0 where f is flat (m below the floor). (The nonlocal
+// coupling is linear in m: its derivative is the convolution itself, see nonlocal.)
+double coupling_derivative(const Problem::Coupling& c, double m) {
+  if (c.type == Problem::Coupling::Type::log) return m > kLogFloor ? c.strength / m : 0.0;
+  if (m <= 0.0) return c.exponent == 1.0 ? c.strength : 0.0;
+  return c.strength * c.exponent * std::pow(m, c.exponent - 1.0);
+}
+
+// The derivative of one axis of a row of J(u) (upwind_axis_row) in the direction du, for the
+// linearisation coefficient ic and its derivative dic: the coefficients on the minus and
+// plus neighbours and the axis' part of the diagonal.
+inline void axis_row_derivative(double up, double uminus, double uplus, double dup, double duminus,
+                                double duplus, double ih, double ic, double dic, bool mirror_minus,
+                                bool mirror_plus, double& diag, double& cminus, double& cplus) {
+  const double p = (uplus - up) * ih, q = (up - uminus) * ih;
+  const double dp = (duplus - dup) * ih, dq = (dup - duminus) * ih;
+  // a+ = ic min(p, 0), a- = ic max(q, 0)
+  const double dap = dic * negative_part(p) + (p < 0.0 ? ic * dp : 0.0);
+  const double dam = dic * positive_part(q) + (q > 0.0 ? ic * dq : 0.0);
+  cplus = dap * ih;
+  cminus = -dam * ih;
+  diag += (dam - dap) * ih;
+  if (mirror_plus) {
+    diag += cplus;
+    cplus = 0.0;
+  }
+  if (mirror_minus) {
+    diag += cminus;
+    cminus = 0.0;
+  }
+}
+
+}  // namespace
+
+struct LinearizedGame::Impl {
+  const Model& model;
+  HamiltonianAtDensity ham;
+  int steps = 0;
+  PetscInt n = 0;  // owned points
+  int nc = 3;
+  GhostBox gb;
+  std::unique_ptr<RowIndices> indices;
+  DmPtr cdm;
+  VecPtr u_local, du_local, rows_g, rows_l, w_g, w_l;
+  std::vector<double> rows, trows, drows, buf, dm, du_now, du_next;
+  // 1D: the tridiagonal solver, and per Newton step the rows of J(U~^n) and J(U^n)^T of
+  // every level (built once by cache_1d(), used by every GMRES product) and the ghost
+  // exchange of a few values (Halo1d) instead of the DMDA scatters.
+  std::unique_ptr<la::TridiagSolver> tridiag;
+  std::unique_ptr<Halo1d> halo;
+  std::vector<double> sub, diag, super;
+  std::vector<double> j_sub, j_diag, j_super, t_sub, t_diag, t_super;  // levels x n
+  std::vector<double> w_west, w_diag, w_east;
+  bool wall_w = false, wall_e = false;
+  bool cached = false;
+  // 2D
+  MatPtr a;
+  KspPtr ksp;
+  VecPtr b_vec, x_vec;
+  bool levels_set = false;
+  // Nonlocal coupling: F(m) = strength K * m + V is affine in m, F'(M) v = F(v) - V.
+  std::unique_ptr<Coupling> nonlocal;
+  VecPtr potential, conv_in, conv_out;
+  // GMRES on I - K
+  MatPtr shell;
+  KspPtr outer;
+  VecPtr big_x, big_b;
+  const std::vector<VecPtr>* u = nullptr;   // U, the Fokker-Planck sweep's drift
+  const std::vector<VecPtr>* ut = nullptr;  // U~ = Psi(U), the HJB sweep's solution
+  const std::vector<VecPtr>* m = nullptr;   // M, the Fokker-Planck sweep's solution
+
+  explicit Impl(const Model& mdl) : model(mdl), ham(mdl) {}
+
+  void ghost(Vec v, Vec local) {
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(model.dm(), v, INSERT_VALUES, local));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(model.dm(), v, INSERT_VALUES, local));
+  }
+  void ghost_array(const double* owned, Vec local) {
+    {
+      WriteArray b(b_vec.get());
+      std::copy(owned, owned + n, b.get());
+    }
+    ghost(b_vec.get(), local);
+  }
+  // The row-layout arrays of every owned point with their ghosts (components DMDA).
+  void ghost_rows(const double* owned) {
+    {
+      WriteArray g(rows_g.get());
+      std::copy(owned, owned + n * nc, g.get());
+    }
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalBegin(cdm.get(), rows_g.get(), INSERT_VALUES, rows_l.get()));
+    FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(cdm.get(), rows_g.get(), INSERT_VALUES, rows_l.get()));
+  }
+
+  // rows = J(U^n) at the owned points, U^n ghosted in u_local.
+  void jacobian_rows(const std::vector<VecPtr>& field, int level) {
+    ghost(field[static_cast<std::size_t>(level)].get(), u_local.get());
+    ReadArray ul(u_local.get());
+    hjb_rows(model, ham.stencil(), gb, ul.get(), rows.data(), ExitFaces{}, nullptr);
+  }
+
+  // trows = the rows of J^T from rows (exchanged through the ghost layer): row q holds
+  // J(q, q) and, per neighbour p of q, J(p, q), the opposite-side entry of p's row.
+  void transpose_rows() {
+    ghost_rows(rows.data());
+    ReadArray rl(rows_l.get());
+    const double* r = rl.get();
+    for (PetscInt k = 0; k < n; ++k) {
+      const Neighbours& nb = indices->neighbours(k);
+      double* t = trows.data() + k * nc;
+      t[kDiag] = r[nb.self * nc + kDiag];
+      t[kWest] = nb.west != nb.self ? r[nb.west * nc + kEast] : 0.0;
+      t[kEast] = nb.east != nb.self ? r[nb.east * nc + kWest] : 0.0;
+      if (nc == 5) {
+        t[kSouth] = nb.south != nb.self ? r[nb.south * nc + kNorth] : 0.0;
+        t[kNorth] = nb.north != nb.self ? r[nb.north * nc + kSouth] : 0.0;
+      }
+    }
+  }
+
+  // x = A^{-1} b for the matrix whose rows (row layout) are given.
+  void solve_rows(const double* rws, const double* b, double* x, const char* what) {
+    if (tridiag) {
+      for (PetscInt k = 0; k < n; ++k) {
+        diag[static_cast<std::size_t>(k)] = rws[k * nc + kDiag];
+        sub[static_cast<std::size_t>(k)] = rws[k * nc + kWest];
+        super[static_cast<std::size_t>(k)] = rws[k * nc + kEast];
+      }
+      try {
+        tridiag->factor_solve(n, sub.data(), diag.data(), super.data(),
+                              model.grid().boundary == Boundary::periodic, b, x);
+      } catch (const NumericalError& e) {
+        numerical(std::string("Newton sweep: the ") + what + " solve failed (" + e.what() + ")");
+      }
+      return;
+    }
+    FRACMFG_PETSC_CHECK(MatSetValuesCOO(a.get(), rws, INSERT_VALUES));
+    KSP k = ksp.get();
+    FRACMFG_PETSC_CHECK(KSPSetOperators(k, a.get(), a.get()));
+    default_sub_factor_levels(k, kDefaultFactorLevels, &levels_set);
+    {
+      WriteArray bb(b_vec.get());
+      std::copy(b, b + n, bb.get());
+    }
+    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(k, b_vec.get(), x_vec.get()));
+    KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+    FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
+    if (reason < 0) {
+      numerical(std::string("Newton sweep: the ") + what + " solve failed (" +
+                KSPConvergedReasons[reason] + ")");
+    }
+    ReadArray xx(x_vec.get());
+    std::copy(xx.get(), xx.get() + n, x);
+  }
+
+  // c = (dJ(U^n)[du])^T m (U^n ghosted by jacobian_rows): the rows' derivative in the direction du,
+  // weighted by m at each row's point and gathered onto the columns.
+  void hessian_product(const double* du_level, const double* m_next, double* c) {
+    ghost_array(du_level, du_local.get());
+    {
+      ReadArray ul(u_local.get());  // U^n, ghosted by jacobian_rows(level)
+      ReadArray dl(du_local.get());
+      const double* uu = ul.get();
+      const double* dd = dl.get();
+      const Grid& g = model.grid();
+      const double ihx = 1.0 / g.spacing(0);
+      const double ihy = g.dim == 2 ? 1.0 / g.spacing(1) : 0.0;
+      const bool two_d = g.dim == 2;
+      const UpwindHamiltonian h = ham.stencil();
+      for_each_point(
+          g, model.box(), gb, nullptr, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
+            double* row = drows.data() + k * nc;
+            const double up = uu[nb.self], dup = dd[nb.self];
+            double ic = h.coef[k], dic = 0.0;
+            if (h.power) {
+              // ic = coef w(s), w = s^(q/2 - 1): dic = coef w'(s) ds.
+              const double px = (uu[nb.east] - up) * ihx, qx = (up - uu[nb.west]) * ihx;
+              const double dpx = (dd[nb.east] - dup) * ihx, dqx = (dup - dd[nb.west]) * ihx;
+              double s = upwind_norm2(px, qx);
+              double ds = 2.0 * negative_part(px) * (px < 0.0 ? dpx : 0.0) +
+                          2.0 * positive_part(qx) * (qx > 0.0 ? dqx : 0.0);
+              if (two_d) {
+                const double py = (uu[nb.north] - up) * ihy, qy = (up - uu[nb.south]) * ihy;
+                const double dpy = (dd[nb.north] - dup) * ihy, dqy = (dup - dd[nb.south]) * ihy;
+                s += upwind_norm2(py, qy);
+                ds += 2.0 * negative_part(py) * (py < 0.0 ? dpy : 0.0) +
+                      2.0 * positive_part(qy) * (qy > 0.0 ? dqy : 0.0);
+              }
+              const double q = h.exponent;
+              ic = h.coef[k] * power_weight(s, q);
+              dic = s > 0.0 ? h.coef[k] * (0.5 * q - 1.0) * std::pow(s, 0.5 * q - 2.0) * ds : 0.0;
+            }
+            double dg = 0.0;
+            axis_row_derivative(up, uu[nb.west], uu[nb.east], dup, dd[nb.west], dd[nb.east], ihx,
+                                ic, dic, nb.west == nb.self, nb.east == nb.self, dg, row[kWest],
+                                row[kEast]);
+            if (two_d) {
+              axis_row_derivative(up, uu[nb.south], uu[nb.north], dup, dd[nb.south], dd[nb.north],
+                                  ihy, ic, dic, nb.south == nb.self, nb.north == nb.self, dg,
+                                  row[kSouth], row[kNorth]);
+            }
+            row[kDiag] = dg;
+            for (int c2 = 0; c2 < nc; ++c2) row[c2] *= m_next[k];
+          });
+    }
+    ghost_rows(drows.data());
+    ReadArray rl(rows_l.get());
+    const double* r = rl.get();
+    for (PetscInt k = 0; k < n; ++k) {
+      const Neighbours& nb = indices->neighbours(k);
+      double v = r[nb.self * nc + kDiag];
+      if (nb.west != nb.self) v += r[nb.west * nc + kEast];
+      if (nb.east != nb.self) v += r[nb.east * nc + kWest];
+      if (nc == 5) {
+        if (nb.south != nb.self) v += r[nb.south * nc + kNorth];
+        if (nb.north != nb.self) v += r[nb.north * nc + kSouth];
+      }
+      c[k] = v;
+    }
+  }
+
+  // The rows of every level's J(U~^n) and J(U^n)^T (1D).
+  void cache_1d() {
+    const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(steps);
+    for (auto* v : {&j_sub, &j_diag, &j_super, &t_sub, &t_diag, &t_super}) v->resize(count);
+    for (int lv = 0; lv < steps; ++lv) {
+      const std::size_t o = static_cast<std::size_t>(lv) * static_cast<std::size_t>(n);
+      jacobian_rows(*ut, lv);
+      for (PetscInt k = 0; k < n; ++k) {
+        j_diag[o + k] = rows[k * nc + kDiag];
+        j_sub[o + k] = rows[k * nc + kWest];
+        j_super[o + k] = rows[k * nc + kEast];
+      }
+      jacobian_rows(*u, lv);
+      transpose_rows();
+      for (PetscInt k = 0; k < n; ++k) {
+        t_diag[o + k] = trows[k * nc + kDiag];
+        t_sub[o + k] = trows[k * nc + kWest];
+        t_super[o + k] = trows[k * nc + kEast];
+      }
+    }
+    cached = true;
+  }
+
+  void solve_cached_1d(bool transposed, int lv, const double* b, double* x, const char* what) {
+    const std::size_t o = static_cast<std::size_t>(lv) * static_cast<std::size_t>(n);
+    try {
+      tridiag->factor_solve(n, (transposed ? t_sub : j_sub).data() + o,
+                            (transposed ? t_diag : j_diag).data() + o,
+                            (transposed ? t_super : j_super).data() + o,
+                            model.grid().boundary == Boundary::periodic, b, x);
+    } catch (const NumericalError& e) {
+      numerical(std::string("Newton sweep: the ") + what + " solve failed (" + e.what() + ")");
+    }
+  }
+
+  // hessian_product in 1D: the same arithmetic on the owned values with Halo1d's ghosts.
+  void hessian_product_1d(int lv, const double* v, const double* m_next, double* c) {
+    ReadArray ua((*u)[static_cast<std::size_t>(lv)].get());
+    const double* uu = ua.get();
+    const std::pair<double, double> gu = halo->exchange(uu);
+    const std::pair<double, double> gv = halo->exchange(v);
+    const double ih = 1.0 / model.grid().spacing(0);
+    const UpwindHamiltonian h = ham.stencil();
+    for (PetscInt k = 0; k < n; ++k) {
+      const double up = uu[k], uw = k > 0 ? uu[k - 1] : gu.first,
+                   ue = k + 1 < n ? uu[k + 1] : gu.second;
+      const double vp = v[k], vw = k > 0 ? v[k - 1] : gv.first,
+                   ve = k + 1 < n ? v[k + 1] : gv.second;
+      double ic = h.coef[k], dic = 0.0;
+      if (h.power) {
+        const double px = (ue - up) * ih, qx = (up - uw) * ih;
+        const double s = upwind_norm2(px, qx);
+        const double ds = 2.0 * negative_part(px) * (px < 0.0 ? (ve - vp) * ih : 0.0) +
+                          2.0 * positive_part(qx) * (qx > 0.0 ? (vp - vw) * ih : 0.0);
+        const double q = h.exponent;
+        ic = h.coef[k] * power_weight(s, q);
+        dic = s > 0.0 ? h.coef[k] * (0.5 * q - 1.0) * std::pow(s, 0.5 * q - 2.0) * ds : 0.0;
+      }
+      double dg = 0.0, cw = 0.0, ce = 0.0;
+      const bool mw = wall_w && k == 0, me = wall_e && k + 1 == n;
+      axis_row_derivative(up, uw, ue, vp, vw, ve, ih, ic, dic, mw, me, dg, cw, ce);
+      w_diag[static_cast<std::size_t>(k)] = dg * m_next[k];
+      w_west[static_cast<std::size_t>(k)] = cw * m_next[k];
+      w_east[static_cast<std::size_t>(k)] = ce * m_next[k];
+    }
+    // Column k gathers row k's diagonal, row k-1's east and row k+1's west entry.
+    const double from_west = halo->exchange(w_east.data()).first;
+    const double from_east = halo->exchange(w_west.data()).second;
+    for (PetscInt k = 0; k < n; ++k) {
+      double val = w_diag[static_cast<std::size_t>(k)];
+      if (k > 0) {
+        val += w_east[static_cast<std::size_t>(k - 1)];
+      } else if (!wall_w) {
+        val += from_west;
+      }
+      if (k + 1 < n) {
+        val += w_west[static_cast<std::size_t>(k + 1)];
+      } else if (!wall_e) {
+        val += from_east;
+      }
+      c[k] = val;
+    }
+  }
+
+  // y = (I - K) x, x and y of N + 1 levels (U^0..U^N).
+  void apply(const double* x, double* y) {
+    const double inv_dt = 1.0 / model.dt();
+    const double g = model.terminal_coupling();
+    const Problem::Coupling& cp = model.problem().coupling;
+    const auto at = [&](int level) { return static_cast<std::size_t>(level) * n; };
+    // Forward: dm^0 = 0; J(U^n)^T dm^{n+1} = dm^n/dt - (dJ(U^n)[x^n])^T M^{n+1}.
+    std::fill(dm.begin(), dm.begin() + static_cast<std::ptrdiff_t>(n), 0.0);
+    if (tridiag && !cached) cache_1d();
+    for (int lv = 0; lv < steps; ++lv) {
+      if (tridiag) {
+        ReadArray mn((*m)[static_cast<std::size_t>(lv + 1)].get());
+        hessian_product_1d(lv, x + at(lv), mn.get(), buf.data());
+        const double* prev = dm.data() + at(lv);
+        for (PetscInt k = 0; k < n; ++k) buf[k] = prev[k] * inv_dt - buf[k];
+        solve_cached_1d(true, lv, buf.data(), dm.data() + at(lv + 1), "linearised Fokker-Planck");
+        continue;
+      }
+      jacobian_rows(*u, lv);
+      transpose_rows();
+      {
+        ReadArray mn((*m)[static_cast<std::size_t>(lv + 1)].get());
+        hessian_product(x + at(lv), mn.get(), buf.data());
+      }
+      const double* prev = dm.data() + at(lv);
+      for (PetscInt k = 0; k < n; ++k) buf[k] = prev[k] * inv_dt - buf[k];
+      solve_rows(trows.data(), buf.data(), dm.data() + at(lv + 1), "linearised Fokker-Planck");
+    }
+    // Backward: du^N = g dm^N; J(U~^n) du^n = du^{n+1}/dt + F'(M^{n+1}) dm^{n+1}.
+    {
+      const double* dn = dm.data() + at(steps);
+      double* out = du_next.data();
+      for (PetscInt k = 0; k < n; ++k) out[k] = g * dn[k];
+      for (PetscInt k = 0; k < n; ++k) y[at(steps) + k] = x[at(steps) + k] - out[k];
+    }
+    for (int lv = steps - 1; lv >= 0; --lv) {
+      const double* dn = dm.data() + at(lv + 1);
+      if (nonlocal) {
+        {
+          WriteArray in(conv_in.get());
+          std::copy(dn, dn + n, in.get());
+        }
+        nonlocal->evaluate(conv_in.get(), conv_out.get(),
+                           0);  // minus V(t_0) below: the convolution
+        ReadArray f(conv_out.get());
+        ReadArray v(potential.get());
+        for (PetscInt k = 0; k < n; ++k) buf[k] = du_next[k] * inv_dt + (f[k] - v[k]);
+      } else {
+        ReadArray mm((*m)[static_cast<std::size_t>(lv + 1)].get());
+        for (PetscInt k = 0; k < n; ++k) {
+          buf[k] = du_next[k] * inv_dt + coupling_derivative(cp, mm[k]) * dn[k];
+        }
+      }
+      if (tridiag) {
+        solve_cached_1d(false, lv, buf.data(), du_now.data(), "linearised HJB");
+      } else {
+        jacobian_rows(*ut, lv);
+        solve_rows(rows.data(), buf.data(), du_now.data(), "linearised HJB");
+      }
+      for (PetscInt k = 0; k < n; ++k) y[at(lv) + k] = x[at(lv) + k] - du_now[k];
+      std::swap(du_now, du_next);
+    }
+  }
+
+  static PetscErrorCode mult(Mat mat, Vec xv, Vec yv) {
+    FRACMFG_PETSC_CALLBACK_BEGIN
+    void* ctx = nullptr;
+    FRACMFG_PETSC_CHECK(MatShellGetContext(mat, &ctx));
+    auto* d = static_cast<Impl*>(ctx);
+    ReadArray xa(xv);
+    WriteArray ya(yv);
+    d->apply(xa.get(), ya.get());
+    FRACMFG_PETSC_CALLBACK_END
+  }
+};
+
+LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl>(model)) {
+  const Problem& p = model.problem();
+  using Ham = Problem::Hamiltonian::Type;
+  using Cpl = Problem::Coupling::Type;
+  if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm ||
+      p.hamiltonian.type == Ham::congestion || model.diffusion_order() < 2.0 ||
+      model.grid().has_exit() || model.has_obstacle() || model.grid().dim > 2) {
+    throw Error(
+        "mfg: iteration method newton needs the fdm Fokker-Planck step, a quadratic or power "
+        "Hamiltonian, diffusion_order 2 and a 1D or 2D domain without exits or obstacles; use "
+        "the fixed point");
+  }
+  Impl& d = *impl_;
+  DM dm = model.dm();
+  d.steps = model.steps();
+  d.n = model.box().count();
+  d.nc = row_components(model.grid().dim);
+  d.gb = ghost_box(dm);
+  d.indices = std::make_unique<RowIndices>(model, d.gb);
+  d.cdm = create_dmda_components(dm, d.nc);
+  d.rows_g = global_vec(d.cdm.get());
+  d.rows_l = local_vec(d.cdm.get());
+  d.u_local = local_vec(dm);
+  d.du_local = local_vec(dm);
+  d.b_vec = global_vec(dm);
+  d.x_vec = global_vec(dm);
+  const auto n = static_cast<std::size_t>(d.n);
+  const auto width = n * static_cast<std::size_t>(d.nc);
+  d.rows.assign(width, 0.0);
+  d.trows.assign(width, 0.0);
+  d.drows.assign(width, 0.0);
+  d.buf.assign(n, 0.0);
+  d.du_now.assign(n, 0.0);
+  d.du_next.assign(n, 0.0);
+  d.dm.assign(n * static_cast<std::size_t>(d.steps + 1), 0.0);
+  MPI_Comm comm = model.comm();
+  if (p.coupling.type == Cpl::nonlocal) {
+    d.nonlocal = std::make_unique<Coupling>(model, nullptr);
+    d.potential = global_vec(dm);
+    d.conv_in = global_vec(dm);
+    d.conv_out = global_vec(dm);
+    FRACMFG_PETSC_CHECK(VecSet(d.conv_in.get(), 0.0));
+    d.nonlocal->evaluate(d.conv_in.get(), d.potential.get(), 0);  // V(t_0)
+  }
+  if (model.grid().dim == 1) {
+    d.tridiag = std::make_unique<la::TridiagSolver>(comm);
+    d.halo = std::make_unique<Halo1d>(model);
+    for (auto* v : {&d.sub, &d.diag, &d.super, &d.w_west, &d.w_diag, &d.w_east}) v->assign(n, 0.0);
+    const bool periodic = model.grid().boundary == Boundary::periodic;
+    d.wall_w = !periodic && model.box().xs == 0;
+    d.wall_e = !periodic && model.box().xs + d.n == model.grid().points[0];
+  } else {
+    d.a = d.indices->create_matrix(comm);
+    KSP k = nullptr;
+    FRACMFG_PETSC_CHECK(KSPCreate(comm, &k));
+    d.ksp.reset(k);
+    FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(k, "mfg_newton_sweep_"));
+    FRACMFG_PETSC_CHECK(KSPSetDM(k, dm));
+    FRACMFG_PETSC_CHECK(KSPSetDMActive(k, PETSC_FALSE));
+    set_default_linear_solver(k, 2, kSweepRtol);
+    FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
+  }
+  // GMRES on I - K over the N levels of the density.
+  const PetscInt local = d.n * (d.steps + 1);
+  Mat s = nullptr;
+  FRACMFG_PETSC_CHECK(MatCreateShell(comm, local, local, PETSC_DETERMINE, PETSC_DETERMINE, &d, &s));
+  d.shell.reset(s);
+  FRACMFG_PETSC_CHECK(
+      MatShellSetOperation(s, MATOP_MULT, reinterpret_cast<void (*)(void)>(&Impl::mult)));
+  Vec v = nullptr;
+  FRACMFG_PETSC_CHECK(MatCreateVecs(s, &v, nullptr));
+  d.big_x.reset(v);
+  FRACMFG_PETSC_CHECK(VecDuplicate(v, &v));
+  d.big_b.reset(v);
+  KSP k = nullptr;
+  FRACMFG_PETSC_CHECK(KSPCreate(comm, &k));
+  d.outer.reset(k);
+  FRACMFG_PETSC_CHECK(KSPSetOptionsPrefix(k, "mfg_newton_"));
+  FRACMFG_PETSC_CHECK(KSPSetOperators(k, s, s));
+  FRACMFG_PETSC_CHECK(KSPSetType(k, KSPGMRES));
+  FRACMFG_PETSC_CHECK(KSPGMRESSetRestart(k, kRestart));
+  PC pc = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetPC(k, &pc));
+  FRACMFG_PETSC_CHECK(PCSetType(pc, PCNONE));
+  FRACMFG_PETSC_CHECK(KSPSetTolerances(k, 1e-3, 1e-50, PETSC_DEFAULT, kMaxKrylov));
+  FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
+}
+
+LinearizedGame::~LinearizedGame() = default;
+
+void LinearizedGame::linearise(const std::vector<VecPtr>* u, const std::vector<VecPtr>* ut,
+                               const std::vector<VecPtr>* m) {
+  impl_->u = u;
+  impl_->ut = ut;
+  impl_->m = m;
+  impl_->cached = false;
+}
+
+void LinearizedGame::apply(const double* x, double* y) {
+  impl_->apply(x, y);
+}
+
+int LinearizedGame::solve(std::vector<VecPtr>& du, double rtol) {
+  Impl& d = *impl_;
+  const auto n = static_cast<std::size_t>(d.n);
+  {
+    WriteArray b(d.big_b.get());
+    for (int lv = 0; lv <= d.steps; ++lv) {
+      ReadArray t((*d.ut)[static_cast<std::size_t>(lv)].get());
+      ReadArray uu((*d.u)[static_cast<std::size_t>(lv)].get());
+      double* bs = b.get() + static_cast<std::size_t>(lv) * n;
+      for (std::size_t k = 0; k < n; ++k) {
+        bs[k] = t[static_cast<PetscInt>(k)] - uu[static_cast<PetscInt>(k)];
+      }
+    }
+  }
+  KSP k = d.outer.get();
+  PetscReal rt = 0.0, at = 0.0, dt = 0.0;
+  PetscInt maxit = 0;
+  FRACMFG_PETSC_CHECK(KSPGetTolerances(k, &rt, &at, &dt, &maxit));
+  FRACMFG_PETSC_CHECK(KSPSetTolerances(k, rtol, at, dt, maxit));
+  FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(k, d.big_b.get(), d.big_x.get()));
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+  FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
+  PetscInt its = 0;
+  FRACMFG_PETSC_CHECK(KSPGetIterationNumber(k, &its));
+  // An unconverged GMRES still gives a direction that the line search judges; a breakdown
+  // or a non-finite residual does not.
+  if (reason < 0 && reason != KSP_DIVERGED_ITS) {
+    numerical(std::string("Newton's method: GMRES on the linearised game failed (") +
+              KSPConvergedReasons[reason] + " after " + std::to_string(its) + " iterations)");
+  }
+  ReadArray x(d.big_x.get());
+  for (int lv = 0; lv <= d.steps; ++lv) {
+    WriteArray out(du[static_cast<std::size_t>(lv)].get());
+    const double* xs = x.get() + static_cast<std::size_t>(lv) * n;
+    std::copy(xs, xs + n, out.get());
+  }
+  return static_cast<int>(its);
+}
+
+}  // namespace fracmfg::mfg::detail

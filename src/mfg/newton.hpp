@@ -1,0 +1,97 @@
+#pragma once
+// Newton's method on the coupled discrete mean field game (iteration.method newton), after
+// Achdou & Perez, "Iterative strategies for solving linearized discrete mean field games
+// systems", Netw. Heterog. Media 7 (2012) 197-217, section 3: the linearised system is
+// reduced to the value function and solved by GMRES preconditioned by the backward and forward
+// sweeps.
+//
+// The discrete game (mfg/hjb.hpp, mfg/fokker_planck.hpp), J(U) = I/dt + L(U):
+//   HJB  (U^n - U^{n+1})/dt - nu Lap U^n + H_h(U^n) = F(M^{n+1}) + f_u,  U^N = G + g M^N,
+//   FP   J(U^n)^T M^{n+1} = M^n / dt + f_m,  M^0 = m0.
+// For a value function U (levels 0..N) let M(U) be the Fokker-Planck solution with the
+// drift of U (the forward sweep) and Psi(U) the HJB solution for the density M(U) (the
+// nonlinear backward sweep); the game is U = Psi(U). Newton's method on R(U) = U - Psi(U):
+//
+//   (I - K) dU = Psi(U) - U,   K = dPsi/dU = A_u^{-1} B A_m^{-1} C,
+//
+// the Schur complement of the linearised forward-backward system preconditioned by the
+// backward sweep (Achdou & Perez, section 3): a product K v is one linear forward sweep
+//   dm^0 = 0,  J(U^n)^T dm^{n+1} = dm^n/dt - (dJ(U^n)[v^n])^T M^{n+1}   (n = 0..N-1)
+// and one linear backward sweep
+//   du^N = g dm^N,  J(U~^n) du^n = du^{n+1}/dt + F'(M^{n+1}) dm^{n+1}   (n = N-1..0),
+// (F' of a nonlocal coupling is its convolution, F'(M) v = strength K * v: one gathered
+// convolution per level and product, on the host),
+// U~ = Psi(U), with K v = du. dJ(U)[v] is the derivative of J at U in the direction v (the
+// second derivative of the upwind Hamiltonian; its transpose applied to the density is the
+// symmetric Hessian of sum_k M_k H_h,k(U)); dm has zero mass per level (L(U) 1 = 0 for
+// every U). The unknown is U, not M: F'(M) = 1/M of the log coupling is applied to dm,
+// which is small where M is, while the reduction in M would divide by the iterate's M and
+// leave GMRES a near-singular operator where the start density's tails are tiny. Where the
+// fixed point contracts fast K is small and GMRES needs few products; no damping is needed.
+//
+// The linear solves of a sweep: 1D, the exact distributed tridiagonal solve
+// (la::TridiagSolver); 2D, a KSP with options prefix "mfg_newton_sweep_" (default GMRES +
+// block Jacobi / ILU(3), rtol 1e-8) on the assembled J_n or J_n^T. GMRES on K: a KSP with
+// prefix "mfg_newton_" on a MATSHELL (default GMRES(20), no preconditioner beyond the
+// sweeps, at most 200 iterations) over the N + 1 levels of U, so every
+// -mfg_newton_ksp_* option applies (-mfg_newton_ksp_monitor).
+//
+// Memory: the Krylov basis holds up to restart + 4 vectors of N + 1 levels (GMRES allocates
+// them as it needs them), the forward sweep's dm one more.
+//
+// Supports the finite-difference Fokker-Planck step, the quadratic and power Hamiltonians,
+// every coupling and the Laplacian (diffusion_order 2); the deck reader refuses the rest
+// (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by hand.
+//
+// Collectivity: everything is collective on the model's communicator.
+#include <memory>
+#include <vector>
+
+#include "fracmfg/mfg/model.hpp"
+#include "mfg/petsc_handles.hpp"
+
+namespace fracmfg::mfg::detail {
+
+class LinearizedGame {
+ public:
+  /// Throws Error when the problem is outside what is supported (see above). Collective.
+  explicit LinearizedGame(const Model& model);
+  ~LinearizedGame();
+  LinearizedGame(const LinearizedGame&) = delete;
+  LinearizedGame& operator=(const LinearizedGame&) = delete;
+
+  /// The point of the linearisation: u = U, ut = Psi(U), m = M(U) (levels 0..N each). The
+  /// vectors must stay unchanged until solve() returns. Not collective.
+  void linearise(const std::vector<VecPtr>* u, const std::vector<VecPtr>* ut,
+                 const std::vector<VecPtr>* m);
+  /// Solves (I - K) du = ut - u to the relative tolerance rtol (levels 0..N of du) and
+  /// returns the GMRES iterations. GMRES stopped by its iteration limit still gives du (a
+  /// direction for the line search). Throws core::CollectiveError (exit code numerical) when
+  /// GMRES breaks down or a sweep's linear solve fails. Collective.
+  int solve(std::vector<VecPtr>& du, double rtol);
+
+  /// y = (I - K) x for x, y of N + 1 levels (a local box each; for tests). Collective.
+  void apply(const double* x, double* y);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The storage of the outer Newton iteration (mfg::Solver): the evaluation of the sweeps at
+/// the current U, cached from the line search of the previous iteration, and the trial point
+/// of the line search.
+struct NewtonWork {
+  std::unique_ptr<LinearizedGame> game;
+  std::vector<VecPtr> m_eval, u_eval;              // M(U), Psi(U) at the current U
+  std::vector<VecPtr> u_trial, m_trial, ut_trial;  // the trial U, M(U), Psi(U)
+  std::vector<VecPtr> du;
+  bool cached = false;  // m_eval, u_eval belong to the current state's U
+  double cached_change_u = 0.0, cached_change_m = 0.0, cached_residual = 0.0;
+  double residual = 0.0;  // ||U - Psi(U)||_2 of the last evaluation (the line search's merit)
+  // The HJB and Fokker-Planck tolerances of the next evaluation, and the HJB tolerance the
+  // current evaluation was solved to (the convergence test needs 1e-3 x the outer one).
+  double tolerance = 1e-3, fp_tolerance = 1e-6, evaluation_tolerance = 1e-3;
+};
+
+}  // namespace fracmfg::mfg::detail

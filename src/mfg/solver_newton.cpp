@@ -1,0 +1,304 @@
+// The outer iteration of mfg::Solver by Newton's method (iteration.method newton; the
+// linearised game is mfg/newton.hpp). One outer iteration k:
+//   1. the sweeps at the current density M_k: U(M_k) by the nonlinear HJB sweep, Phi(M_k) by
+//      the Fokker-Planck sweep (cached from the line search of iteration k - 1), and the
+//      changes change_u = max_n ||U(M_k)^n - U_k^n|| / max_n ||U(M_k)^n||, change_m =
+//      max_n ||Phi(M_k)^n - M_k^n|| / max_n ||Phi(M_k)^n||, the fixed point's measures of its
+//      undamped step; converged as the fixed point (both <= tolerance, the HJB steps solved
+//      to 1e-3 tolerance), then U = U(M_k), M = Phi(M_k);
+//   2. U_{k+1} = U(M_k) and the Newton step dM: (I - K) dM = Phi(M_k) - M_k by GMRES to the
+//      relative tolerance clamp(max change, 1e-8, 1e-2) (an inexact Newton forcing term);
+//   3. a backtracking line search on change_m: the trial M_k + lambda dM (negative entries
+//      set to 0 and each level rescaled to its mass), lambda = 1, 1/2, ..., 1/32, is
+//      accepted when its change_m is below (1 - 1e-4 lambda) change_m of M_k or below the
+//      tolerance; its sweeps are the next iteration's step 1. A trial whose sweeps fail
+//      (Newton, negative density) counts as rejected. When no lambda is accepted, the
+//      iteration takes the damped fixed-point step M + damping (Phi(M) - M) (a warning).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "mfg/lane_sums.hpp"
+#include "mfg/solver_impl.hpp"
+
+namespace fracmfg::mfg {
+
+namespace {
+
+using detail::fmt;
+using detail::VecPtr;
+
+// As the fixed point (solver.cpp): changes relative to max(RMS of the field, this).
+constexpr double kChangeFloor = 1e-6;
+constexpr double kDivergenceFactor = 1e6;
+constexpr double kSufficientDecrease = 1e-4;
+constexpr int kHalvings = 5;
+
+[[noreturn]] void numerical(const std::string& message) {
+  throw core::CollectiveError(message, ExitCode::numerical, 0);
+}
+
+// The squared norms of fresh - ref and of fresh (local sums).
+void accumulate(Vec fresh, Vec ref, double& change2, double& size2) {
+  PetscInt n = 0;
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(fresh, &n));
+  detail::ReadArray fa(fresh);
+  detail::ReadArray fb(ref);
+  const double* a = fa.get();
+  const double* b = fb.get();
+  const auto sums = detail::lane_sums<2>(n, [&](PetscInt i, double* acc) {
+    const double diff = a[i] - b[i];
+    acc[0] += diff * diff;
+    acc[1] += a[i] * a[i];
+  });
+  change2 = sums[0];
+  size2 = sums[1];
+}
+
+void copy_levels(const std::vector<VecPtr>& from, std::vector<VecPtr>& to) {
+  for (std::size_t n = 0; n < from.size(); ++n) {
+    FRACMFG_PETSC_CHECK(VecCopy(from[n].get(), to[n].get()));
+  }
+}
+
+}  // namespace
+
+void Solver::Impl::build_newton() {
+  DM dm = model->dm();
+  newton = std::make_unique<detail::NewtonWork>();
+  newton->game = std::make_unique<detail::LinearizedGame>(*model);
+  for (auto* f : {&newton->m_eval, &newton->u_eval, &newton->u_trial, &newton->m_trial,
+                  &newton->ut_trial, &newton->du}) {
+    for (int n = 0; n < levels; ++n) f->push_back(detail::global_vec(dm));
+  }
+}
+
+std::pair<double, double> Solver::Impl::relative_changes(std::vector<double> norms_u,
+                                                         std::vector<double> norms_m) const {
+  std::vector<double> all(std::move(norms_u));
+  all.insert(all.end(), norms_m.begin(), norms_m.end());
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, comm);
+  const double size_floor = static_cast<double>(model->grid().size()) * kChangeFloor * kChangeFloor;
+  // Newton's merit: ||U - Psi(U)||_2 over all levels.
+  double residual2 = 0.0;
+  for (int n = 0; n < levels; ++n) residual2 += all[2 * n];
+  newton->residual = std::sqrt(residual2);
+  auto relative = [&](std::size_t offset) {
+    double change = 0.0, size = 0.0;
+    for (int n = 0; n < levels; ++n) {
+      if (std::isnan(all[offset + 2 * n]) || std::isnan(all[offset + 2 * n + 1])) {
+        return std::numeric_limits<double>::quiet_NaN();
+      }
+      change = std::max(change, all[offset + 2 * n]);
+      size = std::max(size, all[offset + 2 * n + 1]);
+    }
+    if (change == 0.0) return 0.0;
+    return std::sqrt(change) / std::sqrt(std::max(size, size_floor));
+  };
+  return {relative(0), relative(2 * static_cast<std::size_t>(levels))};
+}
+
+void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
+                            const std::vector<VecPtr>& m_ref, std::vector<VecPtr>& m_out,
+                            std::vector<VecPtr>& ut_out, double& change_u, double& change_m) {
+  const int nt = model->steps();
+  std::vector<double> norms_u(2 * static_cast<std::size_t>(levels), 0.0);
+  std::vector<double> norms_m(2 * static_cast<std::size_t>(levels), 0.0);
+  // 1. Fokker-Planck forward with the drift of u_in.
+  forward->set_tolerance(newton->fp_tolerance);
+  forward->begin();
+  FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), m_out[0].get()));
+  accumulate(m_out[0].get(), m_ref[0].get(), norms_m[0], norms_m[1]);
+  const bool settled = !history.empty() && history.back().change_m < 1e-2;
+  for (int n = 0; n < nt; ++n) {
+    const auto next = static_cast<std::size_t>(n + 1);
+    try {
+      forward->advance(n, u_in[static_cast<std::size_t>(n)].get(),
+                       m_out[static_cast<std::size_t>(n)].get(), m_out[next].get(),
+                       settled ? m_ref[next].get() : nullptr);
+    } catch (const core::CollectiveError& e) {
+      throw core::CollectiveError("mfg iteration " + std::to_string(it) + ", time level " +
+                                      std::to_string(n + 1) + " (t = " + fmt(model->time(n + 1)) +
+                                      "): " + e.what(),
+                                  e.exit_code(), e.origin_rank());
+    }
+    check_density(m_out[next].get(), it, n + 1);
+    accumulate(m_out[next].get(), m_ref[next].get(), norms_m[2 * (n + 1)],
+               norms_m[2 * (n + 1) + 1]);
+  }
+  // 2. HJB backward at that density.
+  Vec un = ut_out[nt].get();
+  FRACMFG_PETSC_CHECK(VecCopy(model->terminal_cost(), un));
+  if (model->terminal_coupling() != 0.0) {
+    FRACMFG_PETSC_CHECK(VecAXPY(un, model->terminal_coupling(), m_out[nt].get()));
+  }
+  accumulate(un, u_in[nt].get(), norms_u[2 * nt], norms_u[2 * nt + 1]);
+  const bool cold = history.empty() && !warm;
+  for (int n = nt - 1; n >= 0; --n) {
+    const auto here = static_cast<std::size_t>(n);
+    coupling->evaluate(m_out[here + 1].get(), rhs.get(), n);
+    if (const double* src = model->hjb_source(n)) {
+      detail::WriteArray b(rhs.get());
+      const PetscInt count = model->box().count();
+      for (PetscInt k = 0; k < count; ++k) b[k] += src[k];
+    }
+    Vec next = ut_out[here + 1].get();
+    Vec u_new = ut_out[here].get();
+    Vec guess = u_in[here].get();
+    // Newton's start as the fixed point's (initial_guess): u~^{n+1} from the cold start,
+    // u_in after a coarse start, and while U moves by more than 1e-2 the one of the two with
+    // the smaller residual.
+    if (cold) {
+      guess = next;
+    } else if (!history.empty() && !(history.back().change_u < 1e-2)) {
+      const double r_in = hjb->residual_norm(next, rhs.get(), guess);
+      const double r_next = hjb->residual_norm(next, rhs.get(), next);
+      if (r_next < r_in) guess = next;
+    }
+    FRACMFG_PETSC_CHECK(VecCopy(guess, u_new));
+    hjb->set_time_level(n);
+    try {
+      hjb->step(next, rhs.get(), u_new, "HJB step", newton->tolerance);
+    } catch (const core::CollectiveError& e) {
+      throw core::CollectiveError("mfg iteration " + std::to_string(it) + ", time level " +
+                                      std::to_string(n) + " (t = " + fmt(model->time(n)) +
+                                      "): " + e.what(),
+                                  e.exit_code(), e.origin_rank());
+    }
+    accumulate(u_new, u_in[here].get(), norms_u[2 * n], norms_u[2 * n + 1]);
+  }
+  std::tie(change_u, change_m) = relative_changes(std::move(norms_u), std::move(norms_m));
+  for (const auto& [name, value] : {std::pair<const char*, double>{"u", change_u},
+                                    std::pair<const char*, double>{"m", change_m}}) {
+    if (!std::isfinite(value)) {
+      numerical("mfg iteration " + std::to_string(it) + ": " + name +
+                " is not finite (NaN or Inf)");
+    }
+  }
+}
+
+IterationRecord Solver::Impl::newton_iterate() {
+  detail::NewtonWork& w = *newton;
+  const int k = static_cast<int>(history.size());
+  const int it = k + 1;
+  const double t0 = MPI_Wtime();
+  const long long newton0 = hjb->newton_iterations();
+  const double tol = problem().iteration.tolerance;
+  IterationRecord rec;
+  rec.iteration = it;
+
+  // 1. The sweeps at U_k.
+  double change_u = 0.0, change_m = 0.0;
+  if (w.cached) {
+    change_u = w.cached_change_u;
+    change_m = w.cached_change_m;
+    w.residual = w.cached_residual;
+  } else {
+    w.tolerance = newton_tolerance();
+    w.fp_tolerance = fp_tolerance();
+    evaluate(it, x.u, x.m, w.m_eval, w.u_eval, change_u, change_m);
+    w.evaluation_tolerance = w.tolerance;
+  }
+  w.cached = false;
+  rec.change_u = change_u;
+  rec.change_m = change_m;
+  rec.newton_tolerance = w.evaluation_tolerance;
+  const double change = std::max(change_u, change_m);
+  if (change > 1.0 && change > kDivergenceFactor * best_change) {
+    numerical("mfg iteration " + std::to_string(it) + ": Newton's method diverges (change of " +
+              (change_u >= change_m ? "u" : "m") + " " + fmt(change) + ", smallest so far " +
+              fmt(best_change) + "); try mfg.iteration.method: fixed_point");
+  }
+  best_change = std::min(best_change, change);
+  copy_levels(w.m_eval, x.m);
+  converged =
+      change_u <= tol && change_m <= tol && w.evaluation_tolerance <= std::max(1e-3 * tol, 1e-12);
+
+  if (converged) {
+    copy_levels(w.u_eval, x.u);
+    rec.damping = 1.0;
+  } else {
+    // 2. The Newton step. From the cold start (U = 0, far from the solution) the plain step
+    // dU = Psi(U) - U, as the fixed point's first iteration; otherwise GMRES to the forcing
+    // term eta = min(1e-2, max(change_u, 0.1 tolerance / change_u)): superlinear while far,
+    // and no tighter than the last step needs to end 10 times below the tolerance.
+    const bool plain = k == 0 && !warm;
+    if (plain) {
+      for (int n = 0; n < levels; ++n) {
+        const auto l = static_cast<std::size_t>(n);
+        FRACMFG_PETSC_CHECK(VecWAXPY(w.du[l].get(), -1.0, x.u[l].get(), w.u_eval[l].get()));
+      }
+    } else {
+      w.game->linearise(&x.u, &w.u_eval, &x.m);
+      const double eta =
+          change_u > 0.0 ? std::min(1e-2, std::max(change_u, 0.1 * tol / change_u)) : 1e-2;
+      rec.krylov_iterations = w.game->solve(w.du, eta);
+    }
+    // 3. The line search (not for a plain step); the trial's sweeps are solved as tightly
+    // as a quadratic step from this change needs.
+    w.tolerance = std::clamp(1e-3 * change * change, std::max(1e-3 * tol, 1e-12), 1e-3);
+    w.fp_tolerance = std::clamp(1e-4 * change * change, 1e-12, 1e-6);
+    const double residual = w.residual;
+    double lambda = 1.0;
+    bool accepted = false;
+    for (int trial = 0; trial <= kHalvings && !accepted; ++trial, lambda *= 0.5) {
+      for (int n = 0; n < levels; ++n) {
+        const auto l = static_cast<std::size_t>(n);
+        FRACMFG_PETSC_CHECK(VecWAXPY(w.u_trial[l].get(), lambda, w.du[l].get(), x.u[l].get()));
+      }
+      double cu = 0.0, cm = 0.0;
+      try {
+        evaluate(it, w.u_trial, x.m, w.m_trial, w.ut_trial, cu, cm);
+      } catch (const core::CollectiveError& e) {
+        if (e.exit_code() != ExitCode::numerical) throw;
+        log.debug("mfg iteration ", it, ": Newton trial step ", fmt(lambda), " rejected (",
+                  e.what(), ")");
+        continue;
+      }
+      log.debug("mfg iteration ", it, ": Newton trial step ", fmt(lambda), ", ||U - Psi(U)|| ",
+                fmt(newton->residual), " (from ", fmt(residual), ")");
+      if (plain || newton->residual <= (1.0 - kSufficientDecrease * lambda) * residual ||
+          cu <= tol) {
+        accepted = true;
+        rec.damping = lambda;
+        copy_levels(w.u_trial, x.u);
+        std::swap(w.m_eval, w.m_trial);
+        std::swap(w.u_eval, w.ut_trial);
+        w.cached = true;
+        w.cached_change_u = cu;
+        w.cached_change_m = cm;
+        w.cached_residual = newton->residual;
+        w.evaluation_tolerance = w.tolerance;
+      }
+    }
+    if (!accepted) {
+      const double theta = problem().iteration.damping;
+      log.warn("mfg iteration ", it, ": Newton's line search found no decrease of the change of ",
+               "u in ", kHalvings + 1, " steps; damped fixed-point step (damping ", fmt(theta),
+               ")");
+      for (int n = 0; n < levels; ++n) {
+        const auto l = static_cast<std::size_t>(n);
+        FRACMFG_PETSC_CHECK(VecAXPBY(x.u[l].get(), theta, 1.0 - theta, w.u_eval[l].get()));
+      }
+      rec.damping = theta;
+    }
+  }
+  // Every HJB Newton iteration of this outer iteration, the line search's included.
+  rec.newton_iterations = hjb->newton_iterations() - newton0;
+  double secs = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, comm);
+  rec.seconds = secs;
+  history.push_back(rec);
+  report(rec);
+  return rec;
+}
+
+}  // namespace fracmfg::mfg

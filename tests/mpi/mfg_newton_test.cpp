@@ -1,0 +1,380 @@
+// Newton's method for the coupled MFG system (iteration.method newton, src/mfg/newton.hpp):
+// the linearised game is the derivative of the sweeps (a product K v against central
+// differences of Psi(U) = HJB(FP(U))), Newton converges to the fixed point's discrete
+// solution (to the tolerance) in fewer outer iterations, gives the same fields on 1, 2 and 3
+// ranks, resumes from a checkpoint, starts from a coarse grid and survives a re-split of the
+// grid to the same solution, and a Problem it cannot linearise is refused. 1D and 2D,
+// periodic and reflecting, quadratic and power Hamiltonians, log, power and nonlocal
+// couplings.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <petscdmda.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/mfg_configs.hpp"
+#include "common/mpi_support.hpp"
+#include "common/scoped_options.hpp"
+#include "common/test_support.hpp"
+#include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/core/solve_control.hpp"
+#include "fracmfg/mfg/coupling.hpp"
+#include "fracmfg/mfg/fokker_planck.hpp"
+#include "fracmfg/mfg/hjb.hpp"
+#include "fracmfg/mfg/model.hpp"
+#include "fracmfg/mfg/solver.hpp"
+#include "mfg/newton.hpp"
+#include "mfg/petsc_handles.hpp"
+
+namespace {
+
+namespace mfg = fracmfg::mfg;
+namespace detail = fracmfg::mfg::detail;
+using detail::VecPtr;
+
+std::string game_1d(const std::string& boundary, const std::string& hamiltonian,
+                    const std::string& coupling, const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: " + boundary +
+         "}\n  grid: {points: [41]}\n  time: {horizon: 0.5, steps: 16}\n  diffusion: 0.05\n"
+         "  hamiltonian: " +
+         hamiltonian + "\n  coupling: " + coupling +
+         "\n  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
+         "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+std::string game_2d(const std::string& boundary, const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: " + boundary +
+         "}\n  grid: {points: [12, 11]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
+         "  coupling: {type: log, potential: \"(x-0.5)^2\"}\n"
+         "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2)/0.03)\"\n"
+         "  terminal_cost: \"(y-0.2)^2\"\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+// The sweeps of the game at U: M = FP(U), Psi = HJB(M) (each HJB step solved to 1e-14).
+struct Sweeps {
+  const mfg::Model& model;
+  mfg::HjbSolver hjb;
+  mfg::FokkerPlanckFdm fp;
+  mfg::Coupling coupling;
+  VecPtr rhs;
+  explicit Sweeps(const mfg::Model& m)
+      : model(m), hjb(m), fp(m), coupling(m, nullptr), rhs(detail::global_vec(m.dm())) {}
+
+  void run(const std::vector<VecPtr>& u, std::vector<VecPtr>& mm, std::vector<VecPtr>& psi) {
+    const int nt = model.steps();
+    FRACMFG_PETSC_CHECK(VecCopy(model.initial_density(), mm[0].get()));
+    for (int n = 0; n < nt; ++n) {
+      fp.step(u[n].get(), mm[n].get(), model.fp_source(n + 1), mm[n + 1].get());
+    }
+    FRACMFG_PETSC_CHECK(VecCopy(model.terminal_cost(), psi[nt].get()));
+    FRACMFG_PETSC_CHECK(VecAXPY(psi[nt].get(), model.terminal_coupling(), mm[nt].get()));
+    for (int n = nt - 1; n >= 0; --n) {
+      coupling.evaluate(mm[n + 1].get(), rhs.get(), n);
+      FRACMFG_PETSC_CHECK(VecCopy(u[n].get(), psi[n].get()));
+      hjb.step(psi[n + 1].get(), rhs.get(), psi[n].get(), "HJB step", 1e-14);
+    }
+  }
+};
+
+std::vector<VecPtr> levels_on(DM dm, int count) {
+  std::vector<VecPtr> v;
+  for (int n = 0; n < count; ++n) v.push_back(detail::global_vec(dm));
+  return v;
+}
+
+// max over levels of ||K v - (Psi(U + e v) - Psi(U - e v)) / 2e|| relative to ||K v||, at
+// the U of a few fixed-point iterations of the game.
+double linearisation_error(const std::string& deck) {
+  const auto cfg = fracmfg::test::mfg_config(deck, 4);
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
+  solver.solve();
+  const mfg::Model& model = solver.model();
+  const int levels = model.steps() + 1;
+  DM dm = model.dm();
+  Sweeps sweeps(model);
+  std::vector<VecPtr> u = levels_on(dm, levels), m = levels_on(dm, levels),
+                      psi = levels_on(dm, levels), v = levels_on(dm, levels);
+  const PetscInt count = model.box().count();
+  for (int n = 0; n < levels; ++n) {
+    FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u[n].get()));
+    detail::WriteArray a(v[n].get());
+    const mfg::OwnedBox& b = model.box();
+    for (PetscInt k = 0; k < count; ++k) {
+      const double x = model.x()[static_cast<std::size_t>(k % b.xm)];
+      const double y = model.grid().dim == 2 ? model.y()[static_cast<std::size_t>(k / b.xm)] : 0.0;
+      a[k] = std::sin(2.0 * M_PI * x + 0.3 * n) * std::cos(M_PI * y) + 0.2;
+    }
+  }
+  sweeps.run(u, m, psi);
+  detail::LinearizedGame game(model);
+  game.linearise(&u, &psi, &m);
+  const auto n = static_cast<std::size_t>(count);
+  std::vector<double> x(n * static_cast<std::size_t>(levels)), y(x.size());
+  for (int l = 0; l < levels; ++l) {
+    detail::ReadArray a(v[l].get());
+    std::copy(a.get(), a.get() + count, x.begin() + static_cast<std::ptrdiff_t>(l * n));
+  }
+  game.apply(x.data(), y.data());  // y = v - K v
+  const double eps = 1e-6;
+  std::vector<VecPtr> up = levels_on(dm, levels), um = levels_on(dm, levels),
+                      mp = levels_on(dm, levels), mm = levels_on(dm, levels),
+                      pp = levels_on(dm, levels), pm = levels_on(dm, levels);
+  for (int l = 0; l < levels; ++l) {
+    FRACMFG_PETSC_CHECK(VecWAXPY(up[l].get(), eps, v[l].get(), u[l].get()));
+    FRACMFG_PETSC_CHECK(VecWAXPY(um[l].get(), -eps, v[l].get(), u[l].get()));
+  }
+  sweeps.run(up, mp, pp);
+  sweeps.run(um, mm, pm);
+  double err = 0.0, size = 0.0;
+  for (int l = 0; l < levels; ++l) {
+    detail::ReadArray a(pp[l].get());
+    detail::ReadArray b(pm[l].get());
+    for (PetscInt k = 0; k < count; ++k) {
+      const std::size_t i = static_cast<std::size_t>(l) * n + static_cast<std::size_t>(k);
+      const double kv = x[i] - y[i];
+      const double fd = (a[k] - b[k]) / (2.0 * eps);
+      err = std::max(err, std::abs(kv - fd));
+      size = std::max(size, std::abs(fd));
+    }
+  }
+  double both[2] = {err, size};
+  MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  std::printf(
+      "linearised game: max |K v - finite difference| = %.3e, max |finite difference| = "
+      "%.3e\n",
+      both[0], both[1]);
+  return both[0] / both[1];
+}
+
+const char* kFixed =
+    "{method: fixed_point, damping: 0.5, tolerance: 1.0e-9, max_iterations: MAXIT}";
+
+TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
+  EXPECT_LT(linearisation_error(game_1d("periodic", "{type: quadratic}", "{type: log}", kFixed)),
+            1e-5);
+  EXPECT_LT(linearisation_error(game_1d("reflecting", "{type: power, exponent: 1.5}",
+                                        "{type: power, exponent: 2}", kFixed)),
+            1e-5);
+  EXPECT_LT(linearisation_error(game_1d("reflecting", "{type: quadratic}",
+                                        "{type: nonlocal, width: 0.1, strength: 2}", kFixed)),
+            1e-5);
+  EXPECT_LT(linearisation_error(game_2d("reflecting", kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_2d("periodic", kFixed)), 1e-5);
+}
+
+struct Solved {
+  fracmfg::test::MfgLevels levels;  // on rank 0
+  int iterations = 0;
+  bool converged = false;
+};
+
+Solved solve_on(MPI_Comm comm, const std::string& deck) {
+  const auto cfg = fracmfg::test::mfg_config(deck, 400);
+  mfg::Solver solver(comm, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger(comm));
+  const auto r = solver.solve();
+  Solved s;
+  s.iterations = r.iterations;
+  s.converged = r.converged;
+  s.levels = fracmfg::test::levels_of(solver);
+  return s;
+}
+
+struct Game {
+  const char* name;
+  std::string (*deck)(const std::string& iteration);
+};
+
+const Game kGames[] = {
+    {"periodic_1d_quadratic_log",
+     [](const std::string& it) {
+       return game_1d("periodic", "{type: quadratic}", "{type: log}", it);
+     }},
+    {"reflecting_1d_power_q2_5_power",
+     [](const std::string& it) {
+       return game_1d("reflecting", "{type: power, exponent: 2.5}",
+                      "{type: power, exponent: 1, strength: 0.5}", it);
+     }},
+    {"periodic_1d_power_q3_log",
+     [](const std::string& it) {
+       return game_1d("periodic", "{type: power, exponent: 3}", "{type: log, strength: 0.5}", it);
+     }},
+    {"reflecting_1d_nonlocal",
+     [](const std::string& it) {
+       return game_1d("reflecting", "{type: quadratic}",
+                      "{type: nonlocal, width: 0.1, strength: 2}", it);
+     }},
+    {"reflecting_2d_log", [](const std::string& it) { return game_2d("reflecting", it); }},
+    {"periodic_2d_log", [](const std::string& it) { return game_2d("periodic", it); }},
+};
+
+const char* kFixedTight =
+    "{method: fixed_point, damping: 0.5, tolerance: 1.0e-10, max_iterations: MAXIT}";
+const char* kNewtonTight = "{method: newton, tolerance: 1.0e-10, max_iterations: MAXIT}";
+
+// Both methods solve the same discrete game: Newton's solution equals the fixed point's to
+// the tolerance, in fewer outer iterations (each Newton iteration costs one evaluation of the
+// sweeps and a few linearised sweeps).
+TEST(MfgNewton, ConvergesToTheFixedPointSolutionInFewerIterations) {
+  const fracmfg::test::ScopedOptions tight({{"-mfg_hjb_ksp_rtol", "1e-13"},
+                                            {"-mfg_fp_ksp_rtol", "1e-14"},
+                                            {"-mfg_newton_sweep_ksp_rtol", "1e-12"}});
+  for (const Game& g : kGames) {
+    const Solved fixed = solve_on(MPI_COMM_WORLD, g.deck(kFixedTight));
+    const Solved newton = solve_on(MPI_COMM_WORLD, g.deck(kNewtonTight));
+    EXPECT_TRUE(fixed.converged) << g.name;
+    EXPECT_TRUE(newton.converged) << g.name;
+    const double du = fracmfg::test::relative_difference(fixed.levels.u, newton.levels.u);
+    const double dm = fracmfg::test::relative_difference(fixed.levels.m, newton.levels.m);
+    if (fracmfg::test::world_rank() == 0) {
+      std::printf(
+          "  %s: fixed point %d iterations, Newton %d; max relative difference u %.2e, "
+          "m %.2e\n",
+          g.name, fixed.iterations, newton.iterations, du, dm);
+    }
+    EXPECT_LT(du, 1e-8) << g.name;
+    EXPECT_LT(dm, 1e-8) << g.name;
+    EXPECT_LE(2 * newton.iterations, fixed.iterations) << g.name;
+  }
+}
+
+// The same fields on every rank count: the job's ranks against rank 0 alone (the test runs
+// at 1, 2 and 3 ranks).
+TEST(MfgNewton, SameUAndMOnAnyRankCount) {
+  const fracmfg::test::ScopedOptions tight({{"-mfg_hjb_ksp_rtol", "1e-13"},
+                                            {"-mfg_fp_ksp_rtol", "1e-14"},
+                                            {"-mfg_newton_sweep_ksp_rtol", "1e-13"}});
+  const fracmfg::test::SubComm one(1);
+  for (const Game& g : kGames) {
+    const std::string deck = g.deck(kNewtonTight);
+    const Solved all = solve_on(MPI_COMM_WORLD, deck);
+    if (one.comm == MPI_COMM_NULL) continue;
+    const Solved single = solve_on(one.comm, deck);
+    const double du = fracmfg::test::relative_difference(single.levels.u, all.levels.u);
+    const double dm = fracmfg::test::relative_difference(single.levels.m, all.levels.m);
+    std::printf("  %s: %d vs %d iterations, max relative difference u %.2e, m %.2e\n", g.name,
+                all.iterations, single.iterations, du, dm);
+    EXPECT_EQ(all.iterations, single.iterations) << g.name;
+    EXPECT_LT(du, 1e-10) << g.name;
+    EXPECT_LT(dm, 1e-10) << g.name;
+  }
+}
+
+// Interrupted after 3 iterations, checkpointed and restarted (on this job's ranks), Newton
+// ends at the uninterrupted solution: the restart re-evaluates the sweeps that the line
+// search had cached, to the HJB tolerance of a fresh iteration, so the two agree to the
+// tolerance rather than to round-off.
+TEST(MfgNewton, RestartFromACheckpointEndsAtTheSameSolution) {
+  const fracmfg::test::SharedTempDir dir("fracmfg-newton");
+  ASSERT_TRUE(fracmfg::test::on_all_ranks(!dir.path().empty()));
+  const std::string deck = kGames[0].deck(kNewtonTight);
+  const Solved whole = solve_on(MPI_COMM_WORLD, deck);
+  const auto cfg = fracmfg::test::mfg_config(deck, 400);
+  const std::string file = dir.path() + "/newton.chk.h5";
+  {
+    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                      fracmfg::test::quiet_logger());
+    for (int i = 0; i < 3; ++i) first.iterate();
+    first.write_checkpoint(file);
+  }
+  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
+  second.restart(file);
+  const auto r = second.solve();
+  EXPECT_TRUE(r.converged);
+  const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(second);
+  const double du = fracmfg::test::relative_difference(whole.levels.u, resumed.u);
+  const double dm = fracmfg::test::relative_difference(whole.levels.m, resumed.m);
+  if (fracmfg::test::world_rank() == 0) {
+    std::printf(
+        "  restart: %d iterations against %d uninterrupted; max relative difference u "
+        "%.2e, m %.2e\n",
+        r.iterations, whole.iterations, du, dm);
+  }
+  EXPECT_LT(du, 1e-8);
+  EXPECT_LT(dm, 1e-8);
+}
+
+// Grid sequencing (iteration.coarse_levels) with Newton on every level: the same solution as
+// the cold start, in no more fine iterations.
+TEST(MfgNewton, CoarseStartGivesTheColdStartSolution) {
+  const Solved cold = solve_on(MPI_COMM_WORLD, kGames[4].deck(kNewtonTight));
+  const Solved coarse = solve_on(
+      MPI_COMM_WORLD,
+      kGames[4].deck(
+          "{method: newton, tolerance: 1.0e-10, max_iterations: MAXIT, coarse_levels: 1}"));
+  EXPECT_TRUE(coarse.converged);
+  const double du = fracmfg::test::relative_difference(cold.levels.u, coarse.levels.u);
+  const double dm = fracmfg::test::relative_difference(cold.levels.m, coarse.levels.m);
+  if (fracmfg::test::world_rank() == 0) {
+    std::printf(
+        "  coarse start: %d fine iterations against %d cold; max relative difference u "
+        "%.2e, m %.2e\n",
+        coarse.iterations, cold.iterations, du, dm);
+  }
+  EXPECT_LE(coarse.iterations, cold.iterations);
+  EXPECT_LT(du, 1e-8);
+  EXPECT_LT(dm, 1e-8);
+}
+
+// A Problem built by hand (no deck reader) with what Newton does not linearise is refused
+// with the reason.
+TEST(MfgNewton, RefusesTheCongestionHamiltonian) {
+  auto cfg = fracmfg::test::mfg_config(kGames[0].deck(kNewtonTight), 10);
+  mfg::Problem p = mfg::problem_from_config(cfg);
+  p.hamiltonian.type = mfg::Problem::Hamiltonian::Type::congestion;
+  try {
+    mfg::Solver solver(MPI_COMM_WORLD, p, nullptr, fracmfg::test::quiet_logger());
+    ADD_FAILURE() << "no error";
+  } catch (const fracmfg::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("newton"), std::string::npos) << e.what();
+  }
+}
+
+// Re-splitting the grid between outer iterations (Solver::set_balance; here rank r is made to
+// look r + 1 times as fast) moves U and M and builds Newton's work space again on the new
+// grid, dropping the cached sweeps: the same solution, to the tolerance.
+double faster_by_rank(int rank, std::int64_t) {
+  return 1.0 + rank;
+}
+
+TEST(MfgNewton, ReSplitGridEndsAtTheSameSolution) {
+  for (const Game& g : {kGames[0], kGames[4]}) {
+    const std::string deck = g.deck(kNewtonTight);
+    const Solved plain = solve_on(MPI_COMM_WORLD, deck);
+    const auto cfg = fracmfg::test::mfg_config(deck, 400);
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                       fracmfg::test::quiet_logger());
+    fracmfg::core::BalanceOptions o;
+    o.enabled = true;
+    o.interval = 1;
+    o.patience = 1;
+    o.speed = faster_by_rank;
+    solver.set_balance(o);
+    const auto r = solver.solve();
+    EXPECT_TRUE(r.converged) << g.name;
+    EXPECT_EQ(solver.resplits() > 0, fracmfg::test::world_size() > 1) << g.name;
+    const fracmfg::test::MfgLevels moved = fracmfg::test::levels_of(solver);
+    const double du = fracmfg::test::relative_difference(plain.levels.u, moved.u);
+    const double dm = fracmfg::test::relative_difference(plain.levels.m, moved.m);
+    if (fracmfg::test::world_rank() == 0) {
+      std::printf(
+          "  %s re-split %d times: %d iterations against %d; max relative difference u "
+          "%.2e, m %.2e\n",
+          g.name, solver.resplits(), r.iterations, plain.iterations, du, dm);
+    }
+    EXPECT_LT(du, 1e-8) << g.name;
+    EXPECT_LT(dm, 1e-8) << g.name;
+  }
+}
+
+}  // namespace
