@@ -123,9 +123,9 @@ void Solver::Impl::check_density(Vec m, int iteration, int level) {
   for (PetscInt i = 0; i < n; ++i) a[i] = std::max(a[i], 0.0);
 }
 
-void Solver::Impl::hjb_rhs(int n) {
-  // rhs = F(x, M^{n+1}, t_n) + f_u(t_n)
-  coupling->evaluate(x.m[static_cast<std::size_t>(n + 1)].get(), rhs.get(), n);
+void Solver::Impl::hjb_rhs(int n, Vec m_next) {
+  // rhs = F(x, m^{n+1}, t_n) + f_u(t_n)
+  coupling->evaluate(m_next, rhs.get(), n);
   if (const double* src = model->hjb_source(n)) {
     detail::WriteArray b(rhs.get());
     const PetscInt count = model->box().count();
@@ -215,7 +215,7 @@ IterationRecord Solver::Impl::iterate() {
   }
   blend(un, x.u[nt].get(), t, norms_u[2 * nt], norms_u[2 * nt + 1]);
   for (int n = nt - 1; n >= 0; --n) {
-    hjb_rhs(n);
+    hjb_rhs(n, x.m[static_cast<std::size_t>(n + 1)].get());
     Vec u_new = ut.get();
     // A congestion Hamiltonian is evaluated at m^{n+1}, as the coupling.
     hjb->set_density(x.m[static_cast<std::size_t>(n + 1)].get());

@@ -129,8 +129,7 @@ void Solver::Impl::balance(int it) {
     os << "mfg: grid re-split after iteration " << it << " (" << fmt(MPI_Wtime() - t0)
        << " s), points per rank in x:";
     const Grid& g = model->grid();
-    const std::vector<PetscInt> lx = dec.lx;
-    for (PetscInt c : lx) os << ' ' << c;
+    for (PetscInt c : dec.lx) os << ' ' << c;
     if (g.dim == 2) {
       os << "; in y:";
       for (PetscInt c : dec.ly) os << ' ' << c;

@@ -125,7 +125,9 @@ struct Solver::Impl {
   // The fixed point (solver.cpp).
   double theta(int k) const;
   void check_density(Vec m, int iteration, int level);
-  void hjb_rhs(int n);
+  // rhs = F(x, m_next, t_n) + f_u(t_n): the right-hand side of HJB level n for the density
+  // m_next at level n + 1 (the fixed point's M^{n+1}, Newton's evaluated density).
+  void hjb_rhs(int n, Vec m_next);
   static void blend(Vec fresh, Vec old, double t, double& change2, double& size2);
   double newton_tolerance() const;
   double fp_tolerance() const;

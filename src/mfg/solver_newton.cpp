@@ -144,12 +144,7 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
   const bool cold = history.empty() && !warm;
   for (int n = nt - 1; n >= 0; --n) {
     const auto here = static_cast<std::size_t>(n);
-    coupling->evaluate(m_out[here + 1].get(), rhs.get(), n);
-    if (const double* src = model->hjb_source(n)) {
-      detail::WriteArray b(rhs.get());
-      const PetscInt count = model->box().count();
-      for (PetscInt k = 0; k < count; ++k) b[k] += src[k];
-    }
+    hjb_rhs(n, m_out[here + 1].get());
     Vec next = ut_out[here + 1].get();
     Vec u_new = ut_out[here].get();
     Vec guess = u_in[here].get();
