@@ -24,11 +24,12 @@ struct TridiagSolver::Summary {
   double super_last;  // super of the last owned row
   double rhs[2];      // reduced right-hand sides (factor_solve only)
   double retry;       // 1: factor_solve's fast factorisation failed on this rank
+  double sums[TridiagSolver::max_carried_sums];  // factor_solve's carried sums (else 0)
 };
 
 namespace {
 
-constexpr int summary_doubles = 15;
+constexpr int summary_doubles = 15 + TridiagSolver::max_carried_sums;
 
 void check_mpi(int code, const char* what) {
   if (code != MPI_SUCCESS) {
@@ -257,8 +258,20 @@ void TridiagSolver::setup(PetscInt n_local, const double* sub, const double* dia
 
 void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const double* diag,
                                  const double* super, bool periodic, const double* b, double* x) {
+  factor_solve(n_local, sub, diag, super, periodic, b, x, nullptr, 0, nullptr);
+}
+
+void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const double* diag,
+                                 const double* super, bool periodic, const double* b, double* x,
+                                 const double* local_sums, int count, double* total_sums) {
+  if (count < 0 || count > max_carried_sums ||
+      (count > 0 && (local_sums == nullptr || total_sums == nullptr))) {
+    throw Error("TridiagSolver::factor_solve: carried sums need 0 to " +
+                std::to_string(max_carried_sums) + " values and both arrays");
+  }
   Summary mine = begin_summary(n_local, sub != nullptr && diag != nullptr && super != nullptr &&
                                             b != nullptr && x != nullptr && x != b);
+  for (int i = 0; i < count; ++i) mine.sums[i] = local_sums[i];
   const PetscInt m = n_local < 0 ? 0 : n_local;
   const auto mu = static_cast<std::size_t>(m);
   const std::size_t mi = m > 2 ? mu - 2 : 0;
@@ -323,7 +336,7 @@ void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const doub
       }
     }
   }
-  gather_and_agree(mine, m, periodic, "factor_solve");
+  gather_and_agree(mine, m, periodic, "factor_solve", count, total_sums);
   bool retry = false;
   for (const Summary& s : all_) retry = retry || s.retry != 0.0;
   if (retry) {
@@ -351,12 +364,18 @@ void TridiagSolver::factor_solve(PetscInt n_local, const double* sub, const doub
 }
 
 bool TridiagSolver::gather_and_agree(const Summary& mine, PetscInt m, bool periodic,
-                                     const char* who) {
+                                     const char* who, int sums_count, double* sums_total) {
   bool grew = false;
   grew |= fit(all_, static_cast<std::size_t>(size_));
   check_mpi(MPI_Allgather(&mine, summary_doubles, MPI_DOUBLE, all_.data(), summary_doubles,
                           MPI_DOUBLE, comm_),
             "MPI_Allgather");
+  // The carried sums, in rank order (the same on every rank), before any error is raised.
+  for (int i = 0; i < sums_count; ++i) {
+    double total = 0.0;
+    for (int r = 0; r < size_; ++r) total += all_[r].sums[i];
+    sums_total[i] = total;
+  }
 
   // Agree on the outcome: every rank sees the same summaries.
   std::int64_t total = 0;
@@ -570,6 +589,27 @@ void TridiagSolver::solve(const double* b, double* x) {
   }
   x[0] = x_first;
   x[m - 1] = x_last;
+}
+
+std::pair<double, double> TridiagSolver::neighbour_solution() const {
+  const int R = static_cast<int>(r_x_.size());
+  if (n_local_ <= 0 || R == 0 || static_cast<int>(reduced_offset_.size()) != size_ + 1) {
+    return {0.0, 0.0};
+  }
+  const int q0 = reduced_offset_[rank_];
+  const int q1 = reduced_offset_[rank_ + 1];
+  double west = 0.0, east = 0.0;
+  if (q0 > 0) {
+    west = r_x_[q0 - 1];
+  } else if (periodic_) {
+    west = r_x_[R - 1];
+  }
+  if (q1 < R) {
+    east = r_x_[q1];
+  } else if (periodic_) {
+    east = r_x_[0];
+  }
+  return {west, east};
 }
 
 void TridiagSolver::solve_transpose(const double* b, double* x) {

@@ -59,13 +59,27 @@ std::pair<double, double> Halo1d::exchange(const double* owned) const {
     }
   } else {
     // East ghost: the east neighbour's first value; west ghost: the west neighbour's last.
-    MPI_Sendrecv(&first, 1, MPI_DOUBLE, west_, 5, &east, 1, MPI_DOUBLE, east_, 5, comm_,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&last, 1, MPI_DOUBLE, east_, 6, &west, 1, MPI_DOUBLE, west_, 6, comm_,
-                 MPI_STATUS_IGNORE);
+    // Both ways at once (one round of messages, not two in a row).
+    MPI_Request req[4];
+    MPI_Irecv(&east, 1, MPI_DOUBLE, east_, 5, comm_, &req[0]);
+    MPI_Irecv(&west, 1, MPI_DOUBLE, west_, 6, comm_, &req[1]);
+    MPI_Isend(&first, 1, MPI_DOUBLE, west_, 5, comm_, &req[2]);
+    MPI_Isend(&last, 1, MPI_DOUBLE, east_, 6, comm_, &req[3]);
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
   }
   if (wall_w_) west = first;
   if (wall_e_) east = last;
+  return {west, east};
+}
+
+std::pair<double, double> Halo1d::after_step(std::pair<double, double> before,
+                                             std::pair<double, double> neighbour_delta,
+                                             const double* owned_new) const {
+  if (n_ == 0) return before;
+  // A mirror ghost is the point's own (new) value; any other is the neighbour's value before
+  // the step minus the neighbour's step there (the same subtraction the neighbour did).
+  const double west = wall_w_ ? owned_new[0] : before.first - neighbour_delta.first;
+  const double east = wall_e_ ? owned_new[n_ - 1] : before.second - neighbour_delta.second;
   return {west, east};
 }
 

@@ -28,7 +28,7 @@ namespace fracmfg::mfg::detail {
 bool is_preonly_tridiag(KSP ksp);
 
 /// The two values a rank's block of a 1D grid needs beyond its own: west of its first and
-/// east of its last point, from the neighbouring ranks (one MPI_Sendrecv each way),
+/// east of its last point, from the neighbouring ranks (one round of messages both ways),
 /// wrapped around when periodic, the point's own value at a reflecting wall (mirror).
 class Halo1d {
  public:
@@ -36,6 +36,14 @@ class Halo1d {
   explicit Halo1d(const Model& model);
   /// {west ghost, east ghost} of the owned values (count() of them). Collective.
   std::pair<double, double> exchange(const double* owned) const;
+  /// The ghosts after every rank moved its values by x <- x - delta: `before` are the ghosts
+  /// of the old values, `neighbour_delta` the neighbours' delta at the two points next to
+  /// this block (la::TridiagSolver::neighbour_solution() of the solve that gave delta),
+  /// owned_new the new owned values. Equal to exchange(owned_new), bit for bit, with no
+  /// communication. Not collective.
+  std::pair<double, double> after_step(std::pair<double, double> before,
+                                       std::pair<double, double> neighbour_delta,
+                                       const double* owned_new) const;
   PetscInt count() const { return n_; }
 
  private:

@@ -87,25 +87,33 @@ struct HjbSolver::Impl {
 
   // Newton's method as SNESNEWTONLS with the basic line search and the convergence tests of
   // converged() below, the linear solves by the distributed tridiagonal solver. Returns the
-  // iterations.
+  // iterations. Two synchronisations per iteration: the first residual's norms ride on the
+  // first solve's collective (the solve is made before its convergence test and dropped
+  // when the start is converged, which the rows computed with that residual make cheap), a
+  // later residual's norm and the previous step's norms share one MPI_Allreduce, and the
+  // ghosts of the new iterate come from the solve (Halo1d::after_step), not from a message.
   PetscInt direct_step(Vec u, const char* where, double tolerance) {
     const PetscInt n = model.box().count();
     const bool periodic = model.grid().boundary == Boundary::periodic;
     MPI_Comm comm = model.comm();
-    double fnorm0 = 0.0, xnorm = 0.0, snorm = 0.0;
-    bool rows_current = false;  // sub/diag/super belong to the current u
+    double fnorm0 = 0.0;
     const detail::UpwindHamiltonian h = ham.stencil();
+    std::pair<double, double> ghosts;
+    // Local sums: r^2, then at the start |u_next|^2 and |rhs|^2, later |u|^2 and |delta|^2
+    // of the step just taken.
+    double mine[3] = {0.0, 0.0, 0.0};
+    double total[3] = {0.0, 0.0, 0.0};
     for (PetscInt it = 0;; ++it) {
-      double sums[3] = {0.0, 0.0, 0.0};  // r^2, and at the start |u_next|^2, |rhs|^2
-      std::pair<double, double> ghosts;
+      bool rows_current = false;  // sub/diag/super belong to the current u
+      bool solved = false;        // delta holds the step from the current u
+      std::string solve_error;
       {
         detail::ReadArray ul(u);
         detail::ReadArray un(u_next);
         detail::ReadArray b(rhs);
-        ghosts = halo->exchange(ul.get());
         if (it == 0) {
-          // The first residual comes with the Jacobian: a step rarely starts converged.
-          sums[0] = detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(),
+          ghosts = halo->exchange(ul.get());
+          mine[0] = detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(),
                                                  r1.data(), sub.data(), diag.data(), super.data());
           const double* unp = un.get();
           const double* bp = b.get();
@@ -113,50 +121,65 @@ struct HjbSolver::Impl {
             acc[0] += unp[k] * unp[k];
             acc[1] += bp[k] * bp[k];
           });
-          sums[1] = norms[0];
-          sums[2] = norms[1];
+          mine[1] = norms[0];
+          mine[2] = norms[1];
           rows_current = true;
         } else {
-          sums[0] =
+          mine[0] =
               detail::hjb_residual_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data());
-          rows_current = false;
         }
       }
-      MPI_Allreduce(MPI_IN_PLACE, sums, it == 0 ? 3 : 1, MPI_DOUBLE, MPI_SUM, comm);
-      if (it == 0) atol_now = tolerance * (std::sqrt(sums[1]) / model.dt() + std::sqrt(sums[2]));
-      const double fnorm = std::sqrt(sums[0]);
+      if (it == 0) {
+        try {
+          tridiag->factor_solve(n, sub.data(), diag.data(), super.data(), periodic, r1.data(),
+                                delta.data(), mine, 3, total);
+          solved = true;
+        } catch (const NumericalError& e) {
+          solve_error = e.what();  // the sums arrived; the tests below come first
+        }
+        atol_now = tolerance * (std::sqrt(total[1]) / model.dt() + std::sqrt(total[2]));
+      } else {
+        MPI_Allreduce(mine, total, 3, MPI_DOUBLE, MPI_SUM, comm);
+      }
+      const double fnorm = std::sqrt(total[0]);
       if (!std::isfinite(fnorm)) fail(where, "DIVERGED_FNORM_NAN", it);
       if (it == 0) fnorm0 = fnorm;
       if (fnorm <= atol_now || fnorm < abstol) return it;
-      if (it > 0 && (fnorm <= rtol * fnorm0 || snorm < stol * xnorm)) return it;
+      if (it > 0) {
+        const double xnorm = std::sqrt(total[1]);
+        const double snorm = std::sqrt(total[2]);
+        if (fnorm <= rtol * fnorm0 || snorm < stol * xnorm) return it;
+      }
       if (it >= max_it) fail(where, "DIVERGED_MAX_IT", it);
-      if (!rows_current) {
-        detail::ReadArray ul(u);
-        detail::ReadArray un(u_next);
-        detail::ReadArray b(rhs);
-        detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data(),
-                                     sub.data(), diag.data(), super.data());
+      if (!solved && solve_error.empty()) {
+        if (!rows_current) {
+          detail::ReadArray ul(u);
+          detail::ReadArray un(u_next);
+          detail::ReadArray b(rhs);
+          detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data(),
+                                       sub.data(), diag.data(), super.data());
+        }
+        try {
+          tridiag->factor_solve(n, sub.data(), diag.data(), super.data(), periodic, r1.data(),
+                                delta.data());
+        } catch (const NumericalError& e) {
+          solve_error = e.what();
+        }
       }
-      try {
-        tridiag->factor_solve(n, sub.data(), diag.data(), super.data(), periodic, r1.data(),
-                              delta.data());
-      } catch (const NumericalError& e) {
-        fail(where, std::string("DIVERGED_LINEAR_SOLVE: ") + e.what(), it);
-      }
-      std::array<double, 2> norms{};  // |u|^2, |delta|^2
+      if (!solve_error.empty()) fail(where, "DIVERGED_LINEAR_SOLVE: " + solve_error, it);
       {
         detail::WriteArray x(u);
         double* xs = x.get();
         const double* ds = delta.data();
-        norms = detail::lane_sums<2>(n, [&](PetscInt k, double* acc) {
+        const auto norms = detail::lane_sums<2>(n, [&](PetscInt k, double* acc) {
           xs[k] -= ds[k];
           acc[0] += xs[k] * xs[k];
           acc[1] += ds[k] * ds[k];
         });
+        mine[1] = norms[0];
+        mine[2] = norms[1];
+        ghosts = halo->after_step(ghosts, tridiag->neighbour_solution(), xs);
       }
-      MPI_Allreduce(MPI_IN_PLACE, norms.data(), 2, MPI_DOUBLE, MPI_SUM, comm);
-      xnorm = std::sqrt(norms[0]);
-      snorm = std::sqrt(norms[1]);
     }
   }
 

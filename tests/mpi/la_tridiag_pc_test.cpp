@@ -428,6 +428,89 @@ TEST(TridiagSolver, DirectApiSolvesCyclicSystemsOfAnySize) {
   }
 }
 
+// factor_solve's carried sums arrive summed in rank order on every rank (also when the
+// solve fails), and neighbour_solution() returns the solution in the rows just outside the
+// rank's block, bit for bit what the owning rank computed (after solve() and factor_solve(),
+// across empty ranks, wrapped when periodic, 0 beyond the ends otherwise).
+TEST(TridiagSolver, FactorSolveCarriesSumsAndTellsTheNeighbourSolution) {
+  const MPI_Comm comm = PETSC_COMM_WORLD;
+  const int p = comm_size(comm);
+  const int rank = comm_rank(comm);
+  for (bool periodic : {false, true}) {
+    for (PetscInt n : {PetscInt{3}, PetscInt{7}, PetscInt{200}}) {
+      for (Layout kind : {Layout::even, Layout::empty_rank, Layout::one_row_first}) {
+        SCOPED_TRACE("periodic " + std::to_string(periodic) + ", N = " + std::to_string(n) +
+                     ", layout " + name(kind));
+        const System s = make_system(n, periodic, 21);
+        const std::vector<PetscInt> counts = layout(n, p, kind);
+        const PetscInt first = first_row(counts, rank);
+        const PetscInt m = counts[rank];
+        const std::vector<double> b = local_rhs(s, first, m);
+        la::TridiagSolver solver(comm);
+        std::vector<double> x(b.size());
+        const double mine[3] = {rank + 1.0, static_cast<double>(m), 0.25 * rank};
+        double total[3] = {-1.0, -1.0, -1.0};
+        solver.factor_solve(m, s.sub.data() + first, s.diag.data() + first, s.super.data() + first,
+                            periodic, b.data(), x.data(), mine, 3, total);
+        EXPECT_EQ(total[0], 0.5 * p * (p + 1));
+        EXPECT_EQ(total[1], static_cast<double>(n));
+        EXPECT_EQ(total[2], 0.125 * p * (p - 1));
+        EXPECT_LE(max_error(comm, x, s, first), exact);
+
+        // The whole solution, to read the neighbours' rows.
+        std::vector<int> recv(static_cast<std::size_t>(p)), displ(static_cast<std::size_t>(p));
+        for (int r = 0; r < p; ++r) {
+          recv[r] = static_cast<int>(counts[r]);
+          displ[r] = static_cast<int>(first_row(counts, r));
+        }
+        auto check = [&](const std::vector<double>& mine_x, const char* after) {
+          std::vector<double> all(static_cast<std::size_t>(n));
+          MPI_Allgatherv(mine_x.data(), static_cast<int>(m), MPI_DOUBLE, all.data(), recv.data(),
+                         displ.data(), MPI_DOUBLE, comm);
+          if (m == 0) return;
+          const auto [west, east] = solver.neighbour_solution();
+          const PetscInt w = first - 1, e = first + m;
+          const double want_w = w >= 0 ? all[w] : (periodic ? all[n - 1] : 0.0);
+          const double want_e = e < n ? all[e] : (periodic ? all[0] : 0.0);
+          EXPECT_EQ(west, want_w) << after;
+          EXPECT_EQ(east, want_e) << after;
+        };
+        check(x, "factor_solve");
+        solver.setup(m, s.sub.data() + first, s.diag.data() + first, s.super.data() + first,
+                     periodic);
+        std::vector<double> y(b.size());
+        solver.solve(b.data(), y.data());
+        check(y, "solve");
+      }
+    }
+  }
+
+  // A singular matrix: every rank throws, with the sums delivered.
+  const PetscInt n = 12;
+  System s = make_system(n, false, 5);
+  s.sub[4] = s.diag[4] = s.super[4] = 0.0;
+  const std::vector<PetscInt> counts = layout(n, p, Layout::even);
+  const PetscInt first = first_row(counts, rank);
+  std::vector<double> b(static_cast<std::size_t>(counts[rank]), 1.0), x(b.size());
+  const double one = 1.0;
+  double total = 0.0;
+  la::TridiagSolver solver(comm);
+  EXPECT_THROW(
+      solver.factor_solve(counts[rank], s.sub.data() + first, s.diag.data() + first,
+                          s.super.data() + first, false, b.data(), x.data(), &one, 1, &total),
+      fracmfg::NumericalError);
+  EXPECT_EQ(total, static_cast<double>(p));
+  // More sums than the collective carries, or none to write to: refused before any message.
+  EXPECT_THROW(solver.factor_solve(counts[rank], s.sub.data() + first, s.diag.data() + first,
+                                   s.super.data() + first, false, b.data(), x.data(), &one,
+                                   la::TridiagSolver::max_carried_sums + 1, &total),
+               fracmfg::Error);
+  EXPECT_THROW(
+      solver.factor_solve(counts[rank], s.sub.data() + first, s.diag.data() + first,
+                          s.super.data() + first, false, b.data(), x.data(), &one, 1, nullptr),
+      fracmfg::Error);
+}
+
 // The interior factorisation runs on ratios of leading minors, rescaled by powers of two:
 // coefficients near the ends of the double range (the whole matrix scaled by 1e+-250, where
 // the products a c underflow and the classic recurrence takes over, or rows scaled

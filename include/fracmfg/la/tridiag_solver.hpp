@@ -49,6 +49,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
@@ -86,6 +87,25 @@ class TridiagSolver {
   void factor_solve(PetscInt n_local, const double* sub, const double* diag, const double* super,
                     bool periodic, const double* b, double* x);
 
+  /// Most values a factor_solve() can carry.
+  static constexpr int max_carried_sums = 3;
+
+  /// factor_solve() that also sums `count` (<= max_carried_sums) values over the ranks in
+  /// the same collective: total_sums[i] = sum over ranks r (in rank order, so the same on
+  /// every rank) of rank r's local_sums[i]. A solver that needs a reduction (a residual
+  /// norm) next to its solve saves an MPI_Allreduce. total_sums is written before any error
+  /// is raised (a zero pivot still throws on every rank, with the sums delivered).
+  void factor_solve(PetscInt n_local, const double* sub, const double* diag, const double* super,
+                    bool periodic, const double* b, double* x, const double* local_sums, int count,
+                    double* total_sums);
+
+  /// After a solve() or factor_solve() on a rank that owns rows: the solution in the rows
+  /// just outside its block, {x[first_row() - 1], x[first_row() + local_size()]} (wrapped
+  /// around when periodic; 0 beyond the ends of a non-periodic system). Every rank holds
+  /// the interface unknowns of all blocks, so a solver that moves its iterate by x learns
+  /// its neighbours' new boundary values without exchanging them. Not collective.
+  std::pair<double, double> neighbour_solution() const;
+
   /// x = A^{-T} b, as solve() for the transposed matrix (PCApplyTranspose, discrete adjoint
   /// equations). The first call after a setup() factors A^T (collective, same cost as
   /// setup(), may throw NumericalError); later calls only solve.
@@ -109,7 +129,9 @@ class TridiagSolver {
   struct Summary;
   bool factor_interior_continuant(std::size_t mi);  // false: redo the classic way
   // Allgather of the summaries into all_, agreement on errors (thrown on every rank), sizes.
-  bool gather_and_agree(const Summary& mine, PetscInt m, bool periodic, const char* who);
+  // sums_count carried sums are added up into sums_total first (factor_solve).
+  bool gather_and_agree(const Summary& mine, PetscInt m, bool periodic, const char* who,
+                        int sums_count = 0, double* sums_total = nullptr);
   // The start of setup() and factor_solve(): rank and size, this rank's summary with its
   // row count (-1 when the arrays are missing), no failure yet.
   Summary begin_summary(PetscInt n_local, bool arrays_given);
