@@ -5,6 +5,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
+#include "mfg/row_kernels.hpp"
 #include "mfg/work_scope.hpp"
 
 namespace fracmfg::mfg::detail {
@@ -117,8 +118,18 @@ UpwindHamiltonian HamiltonianAtDensity::stencil() const {
 
 void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
                   const double* u, const double* u_next, const double* rhs, double* r,
-                  const ExitFaces& exits) {
+                  const ExitFaces& exits, RowKernels* rk) {
   const WorkScope work(model);
+  if (rows_kernel_covers(model)) {
+    kernels::HjbRowsCall c = hjb_call(model, ham, row_block(model, gb));
+    c.u = u;
+    c.u_next = u_next;
+    c.rhs = rhs;
+    c.residual = r;
+    hjb_rows_call(rk, c);
+    return;
+  }
+  // Exits and obstacles: the walk over the points with their folded neighbours.
   const Grid& g = model.grid();
   const OwnedBox& b = model.box();
   const double inv_dt = 1.0 / model.dt();
@@ -178,8 +189,17 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
 }
 
 void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
-              double* rows, const ExitFaces& exits, double* outflow) {
+              double* rows, const ExitFaces& exits, double* outflow, RowKernels* rk) {
   const WorkScope work(model);
+  if (rows_kernel_covers(model)) {
+    kernels::HjbRowsCall c = hjb_call(model, ham, row_block(model, gb));
+    c.u = u;
+    c.rows = rows;
+    hjb_rows_call(rk, c);
+    if (outflow != nullptr) std::fill(outflow, outflow + model.box().count(), 0.0);
+    return;
+  }
+  // Exits and obstacles: the walk over the points with their folded neighbours.
   const Grid& g = model.grid();
   const OwnedBox& b = model.box();
   const double inv_dt = 1.0 / model.dt();
