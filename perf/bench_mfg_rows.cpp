@@ -12,7 +12,10 @@
 //   ./perf/bench_mfg_rows --benchmark_min_time=0.5
 //
 // After the benchmarks, both are timed alternately (101 rounds, medians) and the ratio is
-// printed, so a loaded machine slows both alike; the outputs are compared bit for bit.
+// printed, so a loaded machine slows both alike; the outputs are compared bit for bit. Last,
+// the 1D calls straight to the host kernel against the same calls through the solvers'
+// dispatch (mfg::detail::RowKernels with a host-only selector, learning on, as `fracmfg run`
+// has it): the selector's cost per call.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -24,8 +27,11 @@
 #include <vector>
 
 #include "fracmfg/core/environment.hpp"
+#include "fracmfg/exec/hardware.hpp"
+#include "fracmfg/exec/selector.hpp"
 #include "fracmfg/kernels/mfg_rows.hpp"
 #include "kernels/mfg_rows_item.hpp"
+#include "mfg/row_kernels.hpp"
 #include "mfg/stencil.hpp"
 
 namespace fk = fracmfg::kernels;
@@ -327,6 +333,45 @@ int main(int argc, char** argv) {
         "ratio previous/kernel %.2f; results %s\n",
         kNames[which], 1e6 * median(before), 1e6 * median(after), median(before) / median(after),
         same ? "bit-identical" : "DIFFER");
+  }
+  // The selector's cost per call: 1000 calls of each 1D case, 21 alternating rounds.
+  fracmfg::exec::SelectorConfig sc;
+  sc.use_environment = false;
+  sc.persist = false;
+  sc.activate_device = false;
+  fracmfg::exec::Selector selector(
+      fracmfg::exec::Hardware::from_yaml("host_name: cpu-node\nhost_cores: 2\n", "cpu.yaml"), sc,
+      fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
+  fracmfg::mfg::detail::RowKernels dispatch(&selector);
+  for (int which = 0; which < 3; ++which) {
+    Data d = make(1);
+    auto batch = [&](bool through) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int k = 0; k < 1000; ++k) {
+        fk::HjbRowsCall c = d.c;
+        c.residual = d.r.data();
+        if (which == 0) {
+          c.sub = d.sub.data();
+          c.diag = d.diag.data();
+          c.super = d.super.data();
+        }
+        if (which == 2) {
+          through ? dispatch.fp(d.f) : fk::mfg_fp_rows_host(d.f);
+        } else {
+          d.sum += through ? dispatch.hjb(c) : fk::mfg_hjb_rows_host(c);
+        }
+      }
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 1000;
+    };
+    std::vector<double> direct, through;
+    for (int round = 0; round < 21; ++round) {
+      direct.push_back(batch(false));
+      through.push_back(batch(true));
+    }
+    std::printf(
+        "%-12s host kernel %8.3f us, through the selector %8.3f us per call (median of 21 "
+        "alternating rounds of 1000 calls)\n",
+        kNames[which], 1e6 * median(direct), 1e6 * median(through));
   }
   return 0;
 }
