@@ -110,7 +110,7 @@ int device_or_check_failure(std::string& why) {
 
 }  // namespace
 
-TEST(MfgRowsCuda, HjbRowsMatchTheHost) {
+TEST(mfg_rows_cuda_test, HjbRowsMatchTheHost) {
   std::string why;
   const int id = device_or_check_failure(why);
   if (id < 0) GTEST_SKIP() << why;
@@ -151,7 +151,7 @@ TEST(MfgRowsCuda, HjbRowsMatchTheHost) {
   }
 }
 
-TEST(MfgRowsCuda, FpRowsMatchTheHost) {
+TEST(mfg_rows_cuda_test, FpRowsMatchTheHost) {
   std::string why;
   const int id = device_or_check_failure(why);
   if (id < 0) GTEST_SKIP() << why;
