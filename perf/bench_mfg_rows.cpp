@@ -7,7 +7,8 @@
 //                 periodic, quadratic: the call of bench_mfg -problem crowd1d);
 //   hjb_res_1d    the residual alone (the other call of each Newton iteration);
 //   fp_rows_1d    the 1D Fokker-Planck rows;
-//   hjb_rows_2d   the Jacobian rows of a 128 x 128 periodic block from its ghosted box.
+//   hjb_rows_2d   the Jacobian rows of a 128 x 128 periodic block from its ghosted box;
+//   hjb_res_2d    the residual of that block.
 //
 //   ./perf/bench_mfg_rows --benchmark_min_time=0.5
 //
@@ -238,6 +239,80 @@ void previous_rows_2d(Data& d) {
       });
 }
 
+// mfg/stencil.cpp's hjb_residual as it was, on the same periodic 2D block.
+void previous_residual_2d(Data& d) {
+  namespace md = fracmfg::mfg::detail;
+  const fk::HjbRowsCall& c = d.c;
+  fracmfg::mfg::Grid g;
+  g.dim = 2;
+  g.points = {kSide2d, kSide2d, 1};
+  g.boundary = fracmfg::mfg::Boundary::periodic;
+  g.sides.fill(fracmfg::mfg::Boundary::periodic);
+  fracmfg::mfg::OwnedBox b;
+  b.xm = b.ym = kSide2d;
+  md::GhostBox gb;
+  gb.gxs = gb.gys = -1;
+  gb.gxm = gb.gym = kSide2d + 2;
+  md::UpwindHamiltonian ham;
+  ham.coef = c.coef;
+  const double inv_dt = c.inv_dt, nu = c.nu;
+  const double ihx = c.block.inv_h[0], ihy = c.block.inv_h[1], ihz = 0.0;
+  const double* inv_c = ham.coef;
+  const bool two_d = true, three_d = false;
+  const double* u = c.u;
+  const double* u_next = c.u_next;
+  const double* rhs = c.rhs;
+  double* r = d.r.data();
+  const md::ExitFaces exits{};
+  md::for_each_point(g, b, gb, nullptr,
+                     [&](PetscInt k, const md::Neighbours& nb, PetscInt i, PetscInt j) {
+                       const double up = u[nb.self];
+                       if (nb.wall) {
+                         r[k] = up * inv_dt;
+                         return;
+                       }
+                       double ue = u[nb.east], uw = u[nb.west];
+                       if (nb.exits != 0) {
+                         if (nb.exits & md::kExitWest) uw = exits.ghost(0, b, i, j, up);
+                         if (nb.exits & md::kExitEast) ue = exits.ghost(1, b, i, j, up);
+                       }
+                       double lap = (ue - 2.0 * up + uw) * ihx * ihx;
+                       double h = 0.0;
+                       double un = 0.0, us = 0.0, uu = 0.0, ud = 0.0;
+                       if (two_d) {
+                         un = u[nb.north];
+                         us = u[nb.south];
+                         if (nb.exits & md::kExitSouth) us = exits.ghost(2, b, i, j, up);
+                         if (nb.exits & md::kExitNorth) un = exits.ghost(3, b, i, j, up);
+                         lap += (un - 2.0 * up + us) * ihy * ihy;
+                       }
+                       if (three_d) {
+                         uu = u[nb.up];
+                         ud = u[nb.down];
+                         lap += (uu - 2.0 * up + ud) * ihz * ihz;
+                       }
+                       if (ham.power) {
+                         double dyp = 0.0, dym = 0.0, dzp = 0.0, dzm = 0.0;
+                         if (two_d) {
+                           dyp = (un - up) * ihy;
+                           dym = (up - us) * ihy;
+                         }
+                         if (three_d) {
+                           dzp = (uu - up) * ihz;
+                           dzm = (up - ud) * ihz;
+                         }
+                         h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym, dzp, dzm);
+                       } else {
+                         h = fk::upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
+                         if (two_d)
+                           h += fk::upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
+                         if (three_d)
+                           h += fk::upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
+                       }
+                       r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
+                     });
+}
+
 // --- the cases ---------------------------------------------------------------------------
 
 void previous_call(Data& d, int which) {
@@ -245,7 +320,8 @@ void previous_call(Data& d, int which) {
     case 0: d.sum = previous_hjb_1d<true>(d); break;
     case 1: d.sum = previous_hjb_1d<false>(d); break;
     case 2: previous_fp_1d(d); break;
-    default: previous_rows_2d(d);
+    case 3: previous_rows_2d(d); break;
+    default: previous_residual_2d(d);
   }
 }
 
@@ -264,14 +340,23 @@ void kernel_call(Data& d, int which) {
       d.sum = fk::mfg_hjb_rows_host(c);
       break;
     case 2: fk::mfg_fp_rows_host(d.f); break;
-    default: c.rows = d.rows.data(); fk::mfg_hjb_rows_host(c);
+    case 3:
+      c.rows = d.rows.data();
+      fk::mfg_hjb_rows_host(c);
+      break;
+    default:
+      c.residual = d.r.data();
+      d.sum = 0.0;  // the previous loop returns no sum
+      fk::mfg_hjb_rows_host(c);
   }
 }
 
-constexpr const char* kNames[] = {"hjb_rows_1d", "hjb_res_1d", "fp_rows_1d", "hjb_rows_2d"};
+constexpr const char* kNames[] = {"hjb_rows_1d", "hjb_res_1d", "fp_rows_1d", "hjb_rows_2d",
+                                  "hjb_res_2d"};
+constexpr int kCases = 5;
 
 int dim_of(int which) {
-  return which == 3 ? 2 : 1;
+  return which >= 3 ? 2 : 1;
 }
 
 template <void (*Call)(Data&, int)>
@@ -285,7 +370,7 @@ void BM_Call(benchmark::State& state) {
     benchmark::DoNotOptimize(d.rows.data());
     benchmark::DoNotOptimize(d.diag.data());
   }
-  state.SetItemsProcessed(state.iterations() * (which == 3 ? kSide2d * kSide2d : kPoints1d));
+  state.SetItemsProcessed(state.iterations() * (which >= 3 ? kSide2d * kSide2d : kPoints1d));
   state.SetLabel(kNames[which]);
 }
 
@@ -296,8 +381,11 @@ void BM_Kernel(benchmark::State& state) {
   BM_Call<kernel_call>(state);
 }
 
-BENCHMARK(BM_PreviousLoop)->ArgName("case")->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Kernel)->ArgName("case")->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PreviousLoop)
+    ->ArgName("case")
+    ->DenseRange(0, kCases - 1)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Kernel)->ArgName("case")->DenseRange(0, kCases - 1)->Unit(benchmark::kMicrosecond);
 
 double seconds(void (*call)(Data&, int), Data& d, int which) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -319,7 +407,7 @@ int main(int argc, char** argv) {
   fracmfg::core::Environment env(&argc, &argv, opts);  // MPI, PETSc, Kokkos
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  for (int which = 0; which < 4; ++which) {
+  for (int which = 0; which < kCases; ++which) {
     Data a = make(dim_of(which)), b = make(dim_of(which));
     std::vector<double> before, after;
     for (int round = 0; round < 101; ++round) {
