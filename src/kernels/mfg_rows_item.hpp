@@ -112,51 +112,84 @@ FRACMFG_HOST_DEVICE inline Fold wall_fold(bool wall) {
   return wall ? Fold::mirror : Fold::none;
 }
 
+/// The squared upwind norm of a point's stencil (s of the power form), axis by axis.
+template <int Dim>
+FRACMFG_HOST_DEVICE inline double stencil_norm2(const PointStencil& s, const double* ih) {
+  const double up = s.up;
+  double norm2 = upwind_norm2((s.plus[0] - up) * ih[0], (up - s.minus[0]) * ih[0]);
+  if (Dim >= 2) norm2 += upwind_norm2((s.plus[1] - up) * ih[1], (up - s.minus[1]) * ih[1]);
+  if (Dim == 3) norm2 += upwind_norm2((s.plus[2] - up) * ih[2], (up - s.minus[2]) * ih[2]);
+  return norm2;
+}
+
+/// The HJB residual at a point, (u - u_next)/dt - nu Lap_h u + H_h - rhs, from its stencil:
+/// the power form coef norm2^(q/2) / q (norm2 from stencil_norm2), else the quadratic form
+/// with coefficient coef.
+template <int Dim, bool Power>
+FRACMFG_HOST_DEVICE inline double point_residual(const PointStencil& s, const double* ih,
+                                                 double coef, double exponent, double norm2,
+                                                 double u_next, double rhs, double inv_dt,
+                                                 double nu) {
+  const double up = s.up;
+  double lap = (s.plus[0] - 2.0 * up + s.minus[0]) * ih[0] * ih[0];
+  if (Dim >= 2) lap += (s.plus[1] - 2.0 * up + s.minus[1]) * ih[1] * ih[1];
+  if (Dim == 3) lap += (s.plus[2] - 2.0 * up + s.minus[2]) * ih[2] * ih[2];
+  double h = 0.0;
+  if (Power) {
+    h = power_hamiltonian(norm2, coef, exponent);
+  } else {
+    h = upwind_hamiltonian((s.plus[0] - up) * ih[0], (up - s.minus[0]) * ih[0], coef);
+    if (Dim >= 2)
+      h += upwind_hamiltonian((s.plus[1] - up) * ih[1], (up - s.minus[1]) * ih[1], coef);
+    if (Dim == 3)
+      h += upwind_hamiltonian((s.plus[2] - up) * ih[2], (up - s.minus[2]) * ih[2], coef);
+  }
+  return (up - u_next) * inv_dt - nu * lap + h - rhs;
+}
+
+/// The row of J(u) = I/dt + L(u) at a point from its stencil: the coefficients on the minus
+/// and plus neighbours of each axis (cm, cp) and the diagonal (returned); ic the coefficient
+/// of the linearisation (1/c, or w/c for the power form), folds per side as upwind_axis_row.
+template <int Dim>
+FRACMFG_HOST_DEVICE inline double point_row(const PointStencil& s, const double* ih, double ic,
+                                            double inv_dt, double nu, const Fold* fold_minus,
+                                            const Fold* fold_plus, double* cm, double* cp,
+                                            double& outflow) {
+  double diag = inv_dt;
+  for (int a = 0; a < Dim; ++a) {
+    upwind_axis_row(s.up, s.minus[a], s.plus[a], ih[a], nu, ic, fold_minus[a], fold_plus[a], diag,
+                    cm[a], cp[a], outflow);
+  }
+  return diag;
+}
+
 /// The HJB residual and/or Jacobian row of owned point (i, j, l), k = (l ym + j) xm + i; the
-/// residual's square (0 without Residual). The arithmetic, in this order, is that of
-/// mfg::detail::hjb_residual and hjb_rows.
+/// residual's square (0 without Residual).
 template <int Dim, bool Owned1d, bool Power, bool Residual, bool Rows, bool Interior = false>
 FRACMFG_HOST_DEVICE inline double hjb_rows_item(const HjbRowsCall& c, std::int64_t i,
                                                 std::int64_t j, std::int64_t l) {
   const MfgBlock& b = c.block;
   const std::int64_t k = (l * b.size[1] + j) * b.size[0] + i;
   const PointStencil s = gather<Dim, Owned1d, Interior>(b, c.u, i, j, l);
-  const double up = s.up;
   const double* ih = b.inv_h;
   const double coef = c.coef[k];
-  double norm2 = 0.0;  // the squared upwind norm (power form)
-  if (Power) {
-    norm2 = upwind_norm2((s.plus[0] - up) * ih[0], (up - s.minus[0]) * ih[0]);
-    if (Dim >= 2) norm2 += upwind_norm2((s.plus[1] - up) * ih[1], (up - s.minus[1]) * ih[1]);
-    if (Dim == 3) norm2 += upwind_norm2((s.plus[2] - up) * ih[2], (up - s.minus[2]) * ih[2]);
-  }
+  const double norm2 = Power ? stencil_norm2<Dim>(s, ih) : 0.0;
   double square = 0.0;
   if (Residual) {
-    double lap = (s.plus[0] - 2.0 * up + s.minus[0]) * ih[0] * ih[0];
-    if (Dim >= 2) lap += (s.plus[1] - 2.0 * up + s.minus[1]) * ih[1] * ih[1];
-    if (Dim == 3) lap += (s.plus[2] - 2.0 * up + s.minus[2]) * ih[2] * ih[2];
-    double h = 0.0;
-    if (Power) {
-      h = power_hamiltonian(norm2, coef, c.exponent);
-    } else {
-      h = upwind_hamiltonian((s.plus[0] - up) * ih[0], (up - s.minus[0]) * ih[0], coef);
-      if (Dim >= 2)
-        h += upwind_hamiltonian((s.plus[1] - up) * ih[1], (up - s.minus[1]) * ih[1], coef);
-      if (Dim == 3)
-        h += upwind_hamiltonian((s.plus[2] - up) * ih[2], (up - s.minus[2]) * ih[2], coef);
-    }
-    const double res = (up - c.u_next[k]) * c.inv_dt - c.nu * lap + h - c.rhs[k];
+    const double res = point_residual<Dim, Power>(s, ih, coef, c.exponent, norm2, c.u_next[k],
+                                                  c.rhs[k], c.inv_dt, c.nu);
     c.residual[k] = res;
     square = res * res;
   }
   if (Rows) {
     const double ic = Power ? coef * power_weight(norm2, c.exponent) : coef;
-    double diag = c.inv_dt, outflow = 0.0;
-    double cm[3] = {0.0, 0.0, 0.0}, cp[3] = {0.0, 0.0, 0.0};
+    Fold fm[3], fp[3];
     for (int a = 0; a < Dim; ++a) {
-      upwind_axis_row(up, s.minus[a], s.plus[a], ih[a], c.nu, ic, wall_fold(s.wall_minus[a]),
-                      wall_fold(s.wall_plus[a]), diag, cm[a], cp[a], outflow);
+      fm[a] = wall_fold(s.wall_minus[a]);
+      fp[a] = wall_fold(s.wall_plus[a]);
     }
+    double cm[3] = {0.0, 0.0, 0.0}, cp[3] = {0.0, 0.0, 0.0}, outflow = 0.0;
+    const double diag = point_row<Dim>(s, ih, ic, c.inv_dt, c.nu, fm, fp, cm, cp, outflow);
     if (Owned1d) {
       c.sub[k] = cm[0];
       c.diag[k] = diag;
