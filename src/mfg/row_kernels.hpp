@@ -34,8 +34,7 @@ class RowKernels {
   std::unique_ptr<kernels::MfgRowsDevice> device_;
 };
 
-/// The HJB call of r (null: none) and/or J(u)'s rows at the owned points: hjb(null, c) runs the
-/// host kernel.
+/// rk->hjb(c) and rk->fp(c); with a null rk the host kernels.
 double hjb_rows_call(RowKernels* rk, const kernels::HjbRowsCall& c);
 void fp_rows_call(RowKernels* rk, const kernels::FpRowsCall& c);
 
