@@ -16,6 +16,7 @@
 #include "fracmfg/kernels/history.hpp"
 #include "fracmfg/kernels/kde.hpp"
 #include "fracmfg/kernels/l1_history.hpp"
+#include "fracmfg/kernels/mfg_rows.hpp"
 #include "fracmfg/kernels/particle_step.hpp"
 #include "fracmfg/kernels/tridiag_batched.hpp"
 
@@ -213,6 +214,101 @@ CalibrationCase particle_step_case(std::int64_t n) {
 
 // --- history_fft: c components, squares of m = p = L/2 rows, two rules (predictor and
 // corrector), as frac::FodeSolver's FFT squares; L up to 2^14, then more components.
+// --- the MFG finite-difference rows (kernels/mfg_rows.hpp), as the solvers call them: the
+// HJB residual and Jacobian rows of a periodic sqrt(n) x sqrt(n) grid read from its ghosted
+// box (one rank's 2D block), and the 1D Fokker-Planck rows of n points with their ghosts.
+CalibrationCase hjb_rows_case(std::int64_t n) {
+  struct Data {
+    std::vector<double> u, coef, u_next, rhs, r, rows;
+    kernels::HjbRowsCall call;
+    std::unique_ptr<kernels::MfgRowsDevice> device;
+    int device_id = -1;
+  };
+  auto d = std::make_shared<Data>();
+  const std::int64_t side = side_of(n);
+  const std::int64_t points = side * side;
+  kernels::HjbRowsCall& c = d->call;
+  kernels::MfgBlock& b = c.block;
+  b.dim = 2;
+  for (int a = 0; a < 2; ++a) {
+    b.points[a] = b.size[a] = side;
+    b.ghost_start[a] = -1;
+    b.ghost_size[a] = side + 2;
+    b.inv_h[a] = static_cast<double>(side);
+  }
+  const auto values = static_cast<std::size_t>(kernels::mfg_block_values(b));
+  const auto p = static_cast<std::size_t>(points);
+  d->u = uniform(values, -1.0, 1.0, 101);
+  d->coef = uniform(p, 0.5, 1.5, 102);
+  d->u_next = uniform(p, -1.0, 1.0, 103);
+  d->rhs = uniform(p, -1.0, 1.0, 104);
+  d->r.assign(p, 0.0);
+  d->rows.assign(p * static_cast<std::size_t>(kernels::mfg_row_width(2)), 0.0);
+  c.inv_dt = 100.0;
+  c.nu = 0.05;
+  c.coef = d->coef.data();
+  c.u = d->u.data();
+  c.u_next = d->u_next.data();
+  c.rhs = d->rhs.data();
+  c.residual = d->r.data();
+  c.rows = d->rows.data();
+  CalibrationCase cc;
+  cc.workload =
+      mfg_hjb_rows_workload(KernelId{}, 2, points, kernels::mfg_block_values(b), true, true);
+  cc.host = [d] { kernels::mfg_hjb_rows_host(d->call); };
+  cc.cuda = [d](int device, Resources*) {
+    if (!d->device || d->device_id != device) {
+      d->device = std::make_unique<kernels::MfgRowsDevice>(device);
+      d->device_id = device;
+    }
+    d->device->hjb(d->call);
+  };
+  return cc;
+}
+
+CalibrationCase fp_rows_case(std::int64_t n) {
+  struct Data {
+    std::vector<double> u, inv_c, sub, diag, super;
+    kernels::FpRowsCall call;
+    std::unique_ptr<kernels::MfgRowsDevice> device;
+    int device_id = -1;
+  };
+  auto d = std::make_shared<Data>();
+  const std::int64_t points = std::max<std::int64_t>(3, n);
+  const auto p = static_cast<std::size_t>(points);
+  kernels::FpRowsCall& c = d->call;
+  c.block.dim = 1;
+  c.block.points[0] = c.block.size[0] = points;
+  c.block.owned_1d = true;
+  c.block.mirror[0] = c.block.mirror[1] = true;
+  c.block.inv_h[0] = static_cast<double>(points);
+  d->u = uniform(p, -1.0, 1.0, 111);
+  d->inv_c = uniform(p, 0.5, 1.5, 112);
+  for (auto* v : {&d->sub, &d->diag, &d->super}) v->assign(p, 0.0);
+  c.block.ghost_west = d->u.front();
+  c.block.ghost_east = d->u.back();
+  c.inv_c_west = d->inv_c.front();
+  c.inv_c_east = d->inv_c.back();
+  c.inv_dt = 100.0;
+  c.nu = 0.05;
+  c.u = d->u.data();
+  c.inv_c = d->inv_c.data();
+  c.sub = d->sub.data();
+  c.diag = d->diag.data();
+  c.super = d->super.data();
+  CalibrationCase cc;
+  cc.workload = mfg_fp_rows_workload(KernelId{}, points);
+  cc.host = [d] { kernels::mfg_fp_rows_host(d->call); };
+  cc.cuda = [d](int device, Resources*) {
+    if (!d->device || d->device_id != device) {
+      d->device = std::make_unique<kernels::MfgRowsDevice>(device);
+      d->device_id = device;
+    }
+    d->device->fp(d->call);
+  };
+  return cc;
+}
+
 CalibrationCase history_case(std::int64_t n) {
   struct Data {
     std::int64_t c = 1, length = 2, m = 1;
@@ -438,6 +534,14 @@ std::vector<CalibratedKernel> calibration_kernels() {
                "interpolated drift) and binned on a reflecting grid of 200 points (positions "
                "resident)",
                16.0, particle_step_case});
+  k.push_back({kn::mfg_hjb_rows,
+               "MFG HJB residual and Jacobian rows of a periodic sqrt(n) x sqrt(n) grid (ghosted "
+               "box in, residual and 5-point rows out)",
+               88.0, hjb_rows_case});
+  k.push_back({kn::mfg_fp_rows,
+               "MFG 1D Fokker-Planck rows of n points on a reflecting grid (u and 1/c in, three "
+               "rows out)",
+               40.0, fp_rows_case});
   k.push_back({kn::mfg_nonlocal_coupling,
                "MFG nonlocal coupling: Gaussian convolution (width 0.05) of the density on a "
                "reflecting sqrt(n) x sqrt(n) grid",

@@ -20,6 +20,47 @@ Workload tridiag_batched_workload(KernelId kernel, std::int64_t systems, std::in
   return w;
 }
 
+Workload mfg_hjb_rows_workload(KernelId kernel, int dim, std::int64_t points, std::int64_t values,
+                               bool residual, bool rows) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = points;
+  const double n = static_cast<double>(points);
+  const double d = static_cast<double>(dim);
+  const double width = 1.0 + 2.0 * d;
+  // Read: u (each value once from memory, the neighbours from cache) and the coefficient;
+  // a residual also reads u_next and rhs and writes r; rows write width values.
+  double in = 8.0 * static_cast<double>(values) + 8.0 * n;
+  double out = 0.0;
+  double flops = 0.0;
+  if (residual) {
+    in += 16.0 * n;
+    out += 8.0 * n;
+    flops += (12.0 + 14.0 * d) * n;  // the Laplacian, the upwind Hamiltonian, the residual
+  }
+  if (rows) {
+    out += 8.0 * width * n;
+    flops += (4.0 + 16.0 * d) * n;  // a+, a-, the coefficients and diag per axis
+  }
+  w.bytes = in + out;
+  w.transfer_bytes = in + out;  // everything over and back per call
+  w.flops = flops;
+  w.device_bytes = in + out;
+  return w;
+}
+
+Workload mfg_fp_rows_workload(KernelId kernel, std::int64_t points) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = points;
+  const double n = static_cast<double>(points);
+  w.bytes = 8.0 * 5.0 * n;           // u, 1/c read; sub, diag, super written
+  w.transfer_bytes = 8.0 * 5.0 * n;  // the same: two arrays over, three back
+  w.flops = 30.0 * n;
+  w.device_bytes = 8.0 * 5.0 * n;
+  return w;
+}
+
 Workload kde_binned_workload(KernelId kernel, std::int64_t samples) {
   Workload w;
   w.kernel = kernel;

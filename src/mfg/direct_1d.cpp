@@ -5,6 +5,7 @@
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/la/tridiag_pc.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
+#include "mfg/row_kernels.hpp"
 #include "mfg/stencil.hpp"
 #include "mfg/work_scope.hpp"
 
@@ -95,20 +96,6 @@ Walls walls_1d(const Model& model) {
   return {mirror && b.xs == 0, mirror && b.xs + b.xm == model.grid().points[0]};
 }
 
-// The HJB residual at a point (as hjb_residual); s: the squared upwind norm (Power only).
-template <bool Power>
-inline double point_residual(double uw, double up, double ue, double u_next, double rhs,
-                             double inv_dt, double nu, double ih, double ic, double q, double s) {
-  const double lap_u = (ue - 2.0 * up + uw) * ih * ih;
-  double h = 0.0;
-  if constexpr (Power) {
-    h = power_hamiltonian(s, ic, q);
-  } else {
-    h = upwind_hamiltonian((ue - up) * ih, (up - uw) * ih, ic);
-  }
-  return (up - u_next) * inv_dt - nu * lap_u + h - rhs;
-}
-
 // Calls f(k, u_west, u_k, u_east, wall_w, wall_e) for every owned point, the first and the
 // last one peeled off so that the interior loop has no ghost or wall tests.
 template <class F>
@@ -125,68 +112,32 @@ void walk_1d(PetscInt n, const double* u, std::pair<double, double> g, Walls w, 
 
 }  // namespace
 
-namespace {
-
-// The HJB residual r (returns sum r^2) and, when Rows, the Jacobian rows in the same pass.
-// Power: the power form (the others are the quadratic form with coefficient ham.coef), a
-// template argument so that the quadratic loop is the same arithmetic with no branch.
-template <bool Rows, bool Power>
-double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
-                         std::pair<double, double> ghosts, const double* u_next, const double* rhs,
-                         double* r, double* sub, double* diag, double* super) {
-  const double inv_dt = 1.0 / model.dt();
-  const double nu = model.diffusion();
-  const double ih = 1.0 / model.grid().spacing(0);
-  const double* coef = ham.coef;
-  const double q = ham.exponent;
-  double sum = 0.0;
-  walk_1d(model.box().count(), u, ghosts, walls_1d(model),
-          [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
-            double s = 0.0;
-            if constexpr (Power) s = upwind_norm2((ue - up) * ih, (up - uw) * ih);
-            const double res =
-                point_residual<Power>(uw, up, ue, u_next[k], rhs[k], inv_dt, nu, ih, coef[k], q, s);
-            r[k] = res;
-            sum += res * res;
-            if constexpr (Rows) {
-              double ic = coef[k];
-              if constexpr (Power) ic *= power_weight(s, q);
-              double cplus = 0.0, cminus = 0.0, d = inv_dt, outflow = 0.0;
-              upwind_axis_row(up, uw, ue, ih, nu, ic, wall_w ? Fold::mirror : Fold::none,
-                              wall_e ? Fold::mirror : Fold::none, d, cminus, cplus, outflow);
-              sub[k] = cminus;
-              diag[k] = d;
-              super[k] = cplus;
-            }
-          });
-  return sum;
-}
-
-template <bool Rows>
-double hjb_residual_walk(const Model& model, const UpwindHamiltonian& ham, const double* u,
-                         std::pair<double, double> ghosts, const double* u_next, const double* rhs,
-                         double* r, double* sub, double* diag, double* super) {
-  if (ham.power) {
-    return hjb_residual_walk<Rows, true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
-  }
-  return hjb_residual_walk<Rows, false>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
-}
-
-}  // namespace
-
 double hjb_residual_rows_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
                             std::pair<double, double> ghosts, const double* u_next,
-                            const double* rhs, double* r, double* sub, double* diag,
-                            double* super) {
+                            const double* rhs, double* r, double* sub, double* diag, double* super,
+                            RowKernels* rk) {
   const WorkScope work(model);
-  return hjb_residual_walk<true>(model, ham, u, ghosts, u_next, rhs, r, sub, diag, super);
+  kernels::HjbRowsCall c = hjb_call(model, ham, row_block_1d(model, ghosts));
+  c.u = u;
+  c.u_next = u_next;
+  c.rhs = rhs;
+  c.residual = r;
+  c.sub = sub;
+  c.diag = diag;
+  c.super = super;
+  return hjb_rows_call(rk, c);
 }
 
 double hjb_residual_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
                        std::pair<double, double> ghosts, const double* u_next, const double* rhs,
-                       double* r) {
+                       double* r, RowKernels* rk) {
   const WorkScope work(model);
-  return hjb_residual_walk<false>(model, ham, u, ghosts, u_next, rhs, r, nullptr, nullptr, nullptr);
+  kernels::HjbRowsCall c = hjb_call(model, ham, row_block_1d(model, ghosts));
+  c.u = u;
+  c.u_next = u_next;
+  c.rhs = rhs;
+  c.residual = r;
+  return hjb_rows_call(rk, c);
 }
 
 void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
@@ -201,31 +152,20 @@ void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, co
 
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                 const double* inv_c, std::pair<double, double> inv_c_ghosts, double* sub,
-                double* diag, double* super) {
+                double* diag, double* super, RowKernels* rk) {
   const WorkScope work(model);
-  const double inv_dt = 1.0 / model.dt();
-  const double nu = model.diffusion();
-  const double ih = 1.0 / model.grid().spacing(0);
-  const double lap = nu * ih * ih;
-  const PetscInt n = model.box().count();
-  walk_1d(n, u, ghosts, walls_1d(model),
-          [&](PetscInt k, double uw, double up, double ue, bool wall_w, bool wall_e) {
-            const double dplus = (ue - up) * ih, dminus = (up - uw) * ih;
-            const double ic_w = k > 0 ? inv_c[k - 1] : inv_c_ghosts.first;
-            const double ic_e = k + 1 < n ? inv_c[k + 1] : inv_c_ghosts.second;
-            // J(q, q), with the mirrored neighbours folded in (their a+/a- vanish: zero
-            // difference).
-            const double ap = upwind_a_plus(dplus, inv_c[k]);
-            const double am = upwind_a_minus(dminus, inv_c[k]);
-            double d = inv_dt + 2.0 * lap + (am - ap) * ih;
-            if (wall_w) d -= lap;
-            if (wall_e) d -= lap;
-            diag[k] = d;
-            // J(q-1, q): the east coefficient of row q-1, whose D+ is this point's D-.
-            sub[k] = wall_w ? 0.0 : -lap + upwind_a_plus(dminus, ic_w) * ih;
-            // J(q+1, q): the west coefficient of row q+1, whose D- is this point's D+.
-            super[k] = wall_e ? 0.0 : -lap - upwind_a_minus(dplus, ic_e) * ih;
-          });
+  kernels::FpRowsCall c;
+  c.block = row_block_1d(model, ghosts);
+  c.inv_dt = 1.0 / model.dt();
+  c.nu = model.diffusion();
+  c.u = u;
+  c.inv_c = inv_c;
+  c.inv_c_west = inv_c_ghosts.first;
+  c.inv_c_east = inv_c_ghosts.second;
+  c.sub = sub;
+  c.diag = diag;
+  c.super = super;
+  fp_rows_call(rk, c);
 }
 
 }  // namespace fracmfg::mfg::detail

@@ -57,15 +57,17 @@ class Halo1d {
 /// rows of J(u) as three arrays sub, diag, super (global row i: sub x[i-1] + diag x[i] +
 /// super x[i+1]; at a reflecting wall the mirrored coefficient is folded into diag and the
 /// outer one is 0; periodic rows wrap). u, u_next, rhs, r are owned arrays, ghosts from
-/// Halo1d::exchange(u). Returns the local sum of r^2.
+/// Halo1d::exchange(u). Returns the local sum of r^2. The kernel mfg_hjb_rows
+/// (kernels/mfg_rows.hpp) where rk places it (null: the host kernel).
 double hjb_residual_rows_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
                             std::pair<double, double> ghosts, const double* u_next,
-                            const double* rhs, double* r, double* sub, double* diag, double* super);
+                            const double* rhs, double* r, double* sub, double* diag, double* super,
+                            RowKernels* rk = nullptr);
 
 /// The HJB residual alone; returns the local sum of r^2.
 double hjb_residual_1d(const Model& model, const UpwindHamiltonian& ham, const double* u,
                        std::pair<double, double> ghosts, const double* u_next, const double* rhs,
-                       double* r);
+                       double* r, RowKernels* rk = nullptr);
 
 /// coef[k] = ham.linear(k, s_k): the coefficient of the linearised Hamiltonian at the owned
 /// points (1/c for the quadratic form; s_k the squared upwind norm of u there).
@@ -76,8 +78,9 @@ void linear_coefficients_1d(const Model& model, const UpwindHamiltonian& ham, co
 /// row q holds J(q-1, q), J(q, q), J(q+1, q). inv_c is the coefficient of the linearised
 /// Hamiltonian (1/c(x) for the quadratic form; linear_coefficients_1d) at the owned points
 /// with its ghosts as for u (Halo1d), so that the neighbours' rows need no exchange of rows.
+/// The kernel mfg_fp_rows where rk places it (null: the host kernel).
 void fp_rows_1d(const Model& model, const double* u, std::pair<double, double> ghosts,
                 const double* inv_c, std::pair<double, double> inv_c_ghosts, double* sub,
-                double* diag, double* super);
+                double* diag, double* super, RowKernels* rk = nullptr);
 
 }  // namespace fracmfg::mfg::detail

@@ -14,6 +14,7 @@
 #include "mfg/direct_1d.hpp"
 #include "mfg/fractional_diffusion.hpp"
 #include "mfg/petsc_handles.hpp"
+#include "mfg/row_kernels.hpp"
 #include "mfg/solver_options.hpp"
 #include "mfg/stencil.hpp"
 
@@ -22,6 +23,9 @@ namespace fracmfg::mfg {
 struct FokkerPlanckFdm::Impl {
   const Model& model;
   detail::HamiltonianAtDensity ham;
+  // The rows (kernels mfg_fp_rows in 1D, mfg_hjb_rows for J(u) in 2D and 3D) where the
+  // selector places them.
+  detail::RowKernels rk;
   detail::DmPtr cdm;  // the Jacobian rows as a field with row_components(dim) components
   detail::VecPtr rows_global, rows_local, u_local, rhs;
   detail::MatPtr a;
@@ -61,7 +65,7 @@ struct FokkerPlanckFdm::Impl {
     return detail::ExitFaces::of(model, level);
   }
 
-  explicit Impl(const Model& m) : model(m), ham(m) {}
+  Impl(const Model& m, exec::Selector* selector) : model(m), ham(m), rk(selector) {}
 
   void solve(Vec m_next) {
     KSP k = ksp.get();
@@ -95,10 +99,10 @@ struct FokkerPlanckFdm::Impl {
         // The coefficient depends on u (power) or m (congestion): its ghosts per step.
         detail::linear_coefficients_1d(model, ham.stencil(), ul.get(), ghosts, coef.data());
         detail::fp_rows_1d(model, ul.get(), ghosts, coef.data(), halo->exchange(coef.data()),
-                           sub.data(), diag.data(), super.data());
+                           sub.data(), diag.data(), super.data(), &rk);
       } else {
         detail::fp_rows_1d(model, ul.get(), ghosts, model.inverse_control_cost().data(),
-                           inv_c_ghosts, sub.data(), diag.data(), super.data());
+                           inv_c_ghosts, sub.data(), diag.data(), super.data(), &rk);
       }
     }
     try {
@@ -121,9 +125,9 @@ struct FokkerPlanckFdm::Impl {
       detail::WriteArray rg(rows_global.get());
       if (rate) {
         detail::WriteArray e(rate.get());
-        detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get(), exits(), e.get());
+        detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get(), exits(), e.get(), &rk);
       } else {
-        detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get());
+        detail::hjb_rows(model, ham.stencil(), gb, ul.get(), rg.get(), {}, nullptr, &rk);
       }
     }
     // Row q of A = J^T holds J(q, q) and J(p, q) for the neighbours p of q: the coefficient
@@ -159,7 +163,7 @@ struct FokkerPlanckFdm::Impl {
 };
 
 FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
-    : impl_(std::make_unique<Impl>(model)) {
+    : impl_(std::make_unique<Impl>(model, selector)) {
   Impl& d = *impl_;
   DM dm = model.dm();
   d.gb = detail::ghost_box(dm);

@@ -15,6 +15,7 @@
 #include "mfg/fractional_diffusion.hpp"
 #include "mfg/lane_sums.hpp"
 #include "mfg/petsc_handles.hpp"
+#include "mfg/row_kernels.hpp"
 #include "mfg/solver_options.hpp"
 #include "mfg/stencil.hpp"
 
@@ -43,6 +44,8 @@ void set_default_linear_solver(KSP ksp, int dim, double rtol) {
 struct HjbSolver::Impl {
   const Model& model;
   detail::HamiltonianAtDensity ham;
+  // The residual and rows (kernel mfg_hjb_rows) where the selector places them.
+  detail::RowKernels rk;
   detail::SnesPtr snes;
   detail::MatPtr jac;
   detail::VecPtr r;
@@ -77,7 +80,7 @@ struct HjbSolver::Impl {
   PetscReal abstol = 0.0, rtol = 0.0, stol = 0.0;
   PetscInt max_it = 0;
 
-  explicit Impl(const Model& m) : model(m), ham(m) {}
+  Impl(const Model& m, exec::Selector* selector) : model(m), ham(m), rk(selector) {}
 
   [[noreturn]] void fail(const char* where, const std::string& reason, PetscInt its) const {
     throw core::CollectiveError(std::string(where) + ": Newton's method failed for u (" + reason +
@@ -113,8 +116,9 @@ struct HjbSolver::Impl {
         detail::ReadArray b(rhs);
         if (it == 0) {
           ghosts = halo->exchange(ul.get());
-          mine[0] = detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(),
-                                                 r1.data(), sub.data(), diag.data(), super.data());
+          mine[0] =
+              detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data(),
+                                           sub.data(), diag.data(), super.data(), &rk);
           const double* unp = un.get();
           const double* bp = b.get();
           const auto norms = detail::lane_sums<2>(n, [&](PetscInt k, double* acc) {
@@ -125,8 +129,8 @@ struct HjbSolver::Impl {
           mine[2] = norms[1];
           rows_current = true;
         } else {
-          mine[0] =
-              detail::hjb_residual_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data());
+          mine[0] = detail::hjb_residual_1d(model, h, ul.get(), ghosts, un.get(), b.get(),
+                                            r1.data(), &rk);
         }
       }
       if (it == 0) {
@@ -157,7 +161,7 @@ struct HjbSolver::Impl {
           detail::ReadArray un(u_next);
           detail::ReadArray b(rhs);
           detail::hjb_residual_rows_1d(model, h, ul.get(), ghosts, un.get(), b.get(), r1.data(),
-                                       sub.data(), diag.data(), super.data());
+                                       sub.data(), diag.data(), super.data(), &rk);
         }
         try {
           tridiag->factor_solve(n, sub.data(), diag.data(), super.data(), periodic, r1.data(),
@@ -200,7 +204,7 @@ struct HjbSolver::Impl {
       detail::ReadArray b(rhs);
       detail::WriteArray out(f);
       detail::hjb_residual_1d(model, ham.stencil(), u.get(), halo->exchange(u.get()), un.get(),
-                              b.get(), out.get());
+                              b.get(), out.get(), &rk);
       return;
     }
     to_local(x);
@@ -208,14 +212,15 @@ struct HjbSolver::Impl {
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
     detail::WriteArray out(f);
-    detail::hjb_residual(model, ham.stencil(), gb, u.get(), un.get(), b.get(), out.get(), exits());
+    detail::hjb_residual(model, ham.stencil(), gb, u.get(), un.get(), b.get(), out.get(), exits(),
+                         &rk);
   }
 
   void assemble(Vec x, Mat p) {
     to_local(x);
     {
       detail::ReadArray u(local.get());
-      detail::hjb_rows(model, ham.stencil(), gb, u.get(), rows.data(), exits());
+      detail::hjb_rows(model, ham.stencil(), gb, u.get(), rows.data(), exits(), nullptr, &rk);
     }
     // The rows are in the layout of the matrix's COO pattern (RowIndices).
     FRACMFG_PETSC_CHECK(MatSetValuesCOO(p, rows.data(), INSERT_VALUES));
@@ -260,7 +265,7 @@ struct HjbSolver::Impl {
 };
 
 HjbSolver::HjbSolver(const Model& model, exec::Selector* selector)
-    : impl_(std::make_unique<Impl>(model)) {
+    : impl_(std::make_unique<Impl>(model, selector)) {
   Impl& d = *impl_;
   DM dm = model.dm();
   d.gb = detail::ghost_box(dm);
@@ -388,7 +393,7 @@ double HjbSolver::residual_norm(Vec u_next, Vec rhs, Vec u) {
     detail::ReadArray un(u_next);
     detail::ReadArray b(rhs);
     sum = detail::hjb_residual_1d(d.model, d.ham.stencil(), x.get(), d.halo->exchange(x.get()),
-                                  un.get(), b.get(), d.scratch.data());
+                                  un.get(), b.get(), d.scratch.data(), &d.rk);
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, d.model.comm());
   return std::sqrt(sum);

@@ -1,10 +1,13 @@
 #include "mfg/stencil.hpp"
 
 #include <algorithm>
+#include <array>
+#include <type_traits>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
+#include "mfg/row_kernels.hpp"
 #include "mfg/work_scope.hpp"
 
 namespace fracmfg::mfg::detail {
@@ -13,6 +16,48 @@ namespace {
 
 const unsigned char* wall_mask(const Model& model) {
   return model.has_obstacle() ? model.wall_ghosted().data() : nullptr;
+}
+
+std::array<double, 3> inverse_spacings(const Grid& g) {
+  return {1.0 / g.spacing(0), g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0,
+          g.dim == 3 ? 1.0 / g.spacing(2) : 0.0};
+}
+
+// Calls f(integral_constant dim, bool_constant power) for the grid's dimension and the
+// Hamiltonian's form.
+template <class F>
+void with_dim_and_form(int dim, bool power, F&& f) {
+  auto form = [&](auto d) {
+    if (power) {
+      f(d, std::true_type{});
+    } else {
+      f(d, std::false_type{});
+    }
+  };
+  if (dim == 1) {
+    form(std::integral_constant<int, 1>{});
+  } else if (dim == 2) {
+    form(std::integral_constant<int, 2>{});
+  } else {
+    form(std::integral_constant<int, 3>{});
+  }
+}
+
+// The stencil of a point from its neighbours' ghosted indices, the exit ghosts 2 g - u
+// (1D and 2D) in place of the values beyond exit faces.
+kernels::detail::PointStencil stencil_at(const double* u, const Neighbours& nb,
+                                         const ExitFaces& exits, const OwnedBox& b, PetscInt i,
+                                         PetscInt j) {
+  kernels::detail::PointStencil st{};
+  const double up = u[nb.self];
+  st.up = up;
+  st.minus[0] = (nb.exits & kExitWest) ? exits.ghost(0, b, i, j, up) : u[nb.west];
+  st.plus[0] = (nb.exits & kExitEast) ? exits.ghost(1, b, i, j, up) : u[nb.east];
+  st.minus[1] = (nb.exits & kExitSouth) ? exits.ghost(2, b, i, j, up) : u[nb.south];
+  st.plus[1] = (nb.exits & kExitNorth) ? exits.ghost(3, b, i, j, up) : u[nb.north];
+  st.minus[2] = u[nb.down];
+  st.plus[2] = u[nb.up];
+  return st;
 }
 
 }  // namespace
@@ -117,128 +162,92 @@ UpwindHamiltonian HamiltonianAtDensity::stencil() const {
 
 void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
                   const double* u, const double* u_next, const double* rhs, double* r,
-                  const ExitFaces& exits) {
+                  const ExitFaces& exits, RowKernels* rk) {
   const WorkScope work(model);
+  if (rows_kernel_covers(model)) {
+    kernels::HjbRowsCall c = hjb_call(model, ham, row_block(model, gb));
+    c.u = u;
+    c.u_next = u_next;
+    c.rhs = rhs;
+    c.residual = r;
+    hjb_rows_call(rk, c);
+    return;
+  }
+  // Exits and obstacles: the walk over the points with their folded neighbours, the
+  // arithmetic of the row kernels.
   const Grid& g = model.grid();
   const OwnedBox& b = model.box();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
-  const double ihx = 1.0 / g.spacing(0);
-  const double ihy = g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0;
-  const double ihz = g.dim == 3 ? 1.0 / g.spacing(2) : 0.0;
-  const double* inv_c = ham.coef;
-  const bool two_d = g.dim >= 2;
-  const bool three_d = g.dim == 3;
-  for_each_point(g, b, gb, wall_mask(model),
-                 [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
-                   const double up = u[nb.self];
-                   if (nb.wall) {
-                     r[k] = up * inv_dt;
-                     return;
-                   }
-                   double ue = u[nb.east], uw = u[nb.west];
-                   if (nb.exits != 0) {
-                     if (nb.exits & kExitWest) uw = exits.ghost(0, b, i, j, up);
-                     if (nb.exits & kExitEast) ue = exits.ghost(1, b, i, j, up);
-                   }
-                   double lap = (ue - 2.0 * up + uw) * ihx * ihx;
-                   double h = 0.0;
-                   double un = 0.0, us = 0.0, uu = 0.0, ud = 0.0;
-                   if (two_d) {
-                     un = u[nb.north];
-                     us = u[nb.south];
-                     if (nb.exits & kExitSouth) us = exits.ghost(2, b, i, j, up);
-                     if (nb.exits & kExitNorth) un = exits.ghost(3, b, i, j, up);
-                     lap += (un - 2.0 * up + us) * ihy * ihy;
-                   }
-                   if (three_d) {
-                     uu = u[nb.up];
-                     ud = u[nb.down];
-                     lap += (uu - 2.0 * up + ud) * ihz * ihz;
-                   }
-                   if (ham.power) {
-                     double dyp = 0.0, dym = 0.0, dzp = 0.0, dzm = 0.0;
-                     if (two_d) {
-                       dyp = (un - up) * ihy;
-                       dym = (up - us) * ihy;
-                     }
-                     if (three_d) {
-                       dzp = (uu - up) * ihz;
-                       dzm = (up - ud) * ihz;
-                     }
-                     h = ham.value(k, (ue - up) * ihx, (up - uw) * ihx, dyp, dym, dzp, dzm);
-                   } else {
-                     h = upwind_hamiltonian((ue - up) * ihx, (up - uw) * ihx, inv_c[k]);
-                     if (two_d) h += upwind_hamiltonian((un - up) * ihy, (up - us) * ihy, inv_c[k]);
-                     if (three_d)
-                       h += upwind_hamiltonian((uu - up) * ihz, (up - ud) * ihz, inv_c[k]);
-                   }
-                   r[k] = (up - u_next[k]) * inv_dt - nu * lap + h - rhs[k];
-                 });
+  const std::array<double, 3> ih = inverse_spacings(g);
+  with_dim_and_form(g.dim, ham.power, [&](auto dim, auto power) {
+    constexpr int D = decltype(dim)::value;
+    constexpr bool P = decltype(power)::value;
+    for_each_point(
+        g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
+          if (nb.wall) {
+            r[k] = u[nb.self] * inv_dt;
+            return;
+          }
+          const kernels::detail::PointStencil st = stencil_at(u, nb, exits, b, i, j);
+          const double norm2 = P ? kernels::detail::stencil_norm2<D>(st, ih.data()) : 0.0;
+          r[k] = kernels::detail::point_residual<D, P>(st, ih.data(), ham.coef[k], ham.exponent,
+                                                       norm2, u_next[k], rhs[k], inv_dt, nu);
+        });
+  });
 }
 
 void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
-              double* rows, const ExitFaces& exits, double* outflow) {
+              double* rows, const ExitFaces& exits, double* outflow, RowKernels* rk) {
   const WorkScope work(model);
+  if (rows_kernel_covers(model)) {
+    kernels::HjbRowsCall c = hjb_call(model, ham, row_block(model, gb));
+    c.u = u;
+    c.rows = rows;
+    hjb_rows_call(rk, c);
+    if (outflow != nullptr) std::fill(outflow, outflow + model.box().count(), 0.0);
+    return;
+  }
+  // Exits and obstacles: the walk over the points with their folded neighbours, the
+  // arithmetic of the row kernels.
   const Grid& g = model.grid();
   const OwnedBox& b = model.box();
   const double inv_dt = 1.0 / model.dt();
   const double nu = model.diffusion();
   const int nc = row_components(g.dim);
-  const bool two_d = g.dim >= 2;
-  const bool three_d = g.dim == 3;
-  const double ihx = 1.0 / g.spacing(0);
-  const double ihy = two_d ? 1.0 / g.spacing(1) : 0.0;
-  const double ihz = three_d ? 1.0 / g.spacing(2) : 0.0;
+  const std::array<double, 3> ih = inverse_spacings(g);
   auto fold = [](const Neighbours& nb, PetscInt n, unsigned bit) {
     if (nb.exits & bit) return Fold::exit;
     return n == nb.self ? Fold::mirror : Fold::none;
   };
-  for_each_point(
-      g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
-        double* row = rows + k * nc;
-        double rate = 0.0;
-        if (nb.wall) {
-          for (int c = 0; c < nc; ++c) row[c] = 0.0;
-          row[kDiag] = inv_dt;
-          if (outflow != nullptr) outflow[k] = 0.0;
-          return;
-        }
-        const double up = u[nb.self];
-        double uw = u[nb.west], ue = u[nb.east], us = 0.0, un = 0.0, ud = 0.0, uu = 0.0;
-        if (nb.exits & kExitWest) uw = exits.ghost(0, b, i, j, up);
-        if (nb.exits & kExitEast) ue = exits.ghost(1, b, i, j, up);
-        if (two_d) {
-          us = u[nb.south];
-          un = u[nb.north];
-          if (nb.exits & kExitSouth) us = exits.ghost(2, b, i, j, up);
-          if (nb.exits & kExitNorth) un = exits.ghost(3, b, i, j, up);
-        }
-        if (three_d) {
-          ud = u[nb.down];
-          uu = u[nb.up];
-        }
-        double s = 0.0;  // the squared upwind norm (power form)
-        if (ham.power) {
-          s = upwind_norm2((ue - up) * ihx, (up - uw) * ihx);
-          if (two_d) s += upwind_norm2((un - up) * ihy, (up - us) * ihy);
-          if (three_d) s += upwind_norm2((uu - up) * ihz, (up - ud) * ihz);
-        }
-        const double ic = ham.linear(k, s);
-        double diag = inv_dt;
-        upwind_axis_row(up, uw, ue, ihx, nu, ic, fold(nb, nb.west, kExitWest),
-                        fold(nb, nb.east, kExitEast), diag, row[kWest], row[kEast], rate);
-        if (two_d) {
-          upwind_axis_row(up, us, un, ihy, nu, ic, fold(nb, nb.south, kExitSouth),
-                          fold(nb, nb.north, kExitNorth), diag, row[kSouth], row[kNorth], rate);
-        }
-        if (three_d) {
-          upwind_axis_row(up, ud, uu, ihz, nu, ic, fold(nb, nb.down, kExitDown),
-                          fold(nb, nb.up, kExitUp), diag, row[kDown], row[kUp], rate);
-        }
-        row[kDiag] = diag;
-        if (outflow != nullptr) outflow[k] = rate;
-      });
+  with_dim_and_form(g.dim, ham.power, [&](auto dim, auto power) {
+    constexpr int D = decltype(dim)::value;
+    constexpr bool P = decltype(power)::value;
+    for_each_point(
+        g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
+          double* row = rows + k * nc;
+          if (nb.wall) {
+            for (int c = 0; c < nc; ++c) row[c] = 0.0;
+            row[kDiag] = inv_dt;
+            if (outflow != nullptr) outflow[k] = 0.0;
+            return;
+          }
+          const kernels::detail::PointStencil st = stencil_at(u, nb, exits, b, i, j);
+          const double norm2 = P ? kernels::detail::stencil_norm2<D>(st, ih.data()) : 0.0;
+          const Fold fm[3] = {fold(nb, nb.west, kExitWest), fold(nb, nb.south, kExitSouth),
+                              fold(nb, nb.down, kExitDown)};
+          const Fold fp[3] = {fold(nb, nb.east, kExitEast), fold(nb, nb.north, kExitNorth),
+                              fold(nb, nb.up, kExitUp)};
+          double cm[3] = {0.0, 0.0, 0.0}, cp[3] = {0.0, 0.0, 0.0}, rate = 0.0;
+          row[kDiag] = kernels::detail::point_row<D>(st, ih.data(), ham.linear(k, norm2), inv_dt,
+                                                     nu, fm, fp, cm, cp, rate);
+          for (int a = 0; a < D; ++a) {
+            row[1 + 2 * a] = cm[a];
+            row[2 + 2 * a] = cp[a];
+          }
+          if (outflow != nullptr) outflow[k] = rate;
+        });
+  });
 }
 
 }  // namespace fracmfg::mfg::detail

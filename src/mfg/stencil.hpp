@@ -12,9 +12,12 @@
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
 #include "fracmfg/mfg/model.hpp"
+#include "kernels/mfg_rows_item.hpp"
 #include "mfg/petsc_handles.hpp"
 
 namespace fracmfg::mfg::detail {
+
+class RowKernels;  // mfg/row_kernels.hpp
 
 /// The ghosted box of a DMDA: local index of (i, j, l) is
 /// ((l - gzs) gym + (j - gys)) gxm + (i - gxs) (gzs = 0, gzm = 1 below 3D).
@@ -197,54 +200,25 @@ class HamiltonianAtDensity {
 /// r_k = (u_k - u_next_k)/dt - nu Lap_h u_k + H_h(x_k, D+u, D-u) - rhs_k at the owned
 /// points; u is ghosted (ghosts filled), u_next, rhs and r are owned arrays. exits: the exit
 /// cost of the step's time level (none needed without exit sides). Inside an obstacle
-/// r_k = u_k / dt (u = 0 there, decoupled).
+/// r_k = u_k / dt (u = 0 there, decoupled). Without exits and obstacles the kernel
+/// mfg_hjb_rows computes it where rk places it (null: the host kernel).
 void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb,
                   const double* u, const double* u_next, const double* rhs, double* r,
-                  const ExitFaces& exits = {});
+                  const ExitFaces& exits = {}, RowKernels* rk = nullptr);
 
-/// How a neighbour enters a Jacobian row: a grid point, the point itself (mirror at a
-/// wall: u_ghost = u), or an exit ghost (u_ghost = 2 g - u).
-enum class Fold { none, mirror, exit };
-
-/// Folds a row's coefficient c on a neighbour that is not a grid point into diag (see
-/// upwind_axis_row).
-inline void fold_into_diag(Fold fold, double& diag, double& c, double& outflow) {
-  if (fold == Fold::none) return;
-  if (fold == Fold::mirror) {
-    diag += c;
-  } else {
-    // The row loses the coefficient c and its diagonal gains -c: the row sum grows by -2c.
-    diag -= c;
-    outflow -= 2.0 * c;
-  }
-  c = 0.0;
-}
-
-/// One axis of a row of J(u) at a point with value up and neighbours uminus, uplus (spacing
-/// 1/ih, diffusion nu, ic = 1/c; at an exit the ghost value): the coefficients on the minus
-/// and plus neighbours, and the axis' part added to diag; a folded neighbour is folded into
-/// diag (d u_ghost / d u = +1 mirrored, -1 at an exit) and its coefficient set to 0. At an
-/// exit, -2c (>= 0, c the coefficient before folding: the growth of the row sum) is added to
-/// `outflow`: the rate at which the adjoint (Fokker-Planck) step lets mass leave through that
-/// face.
-inline void upwind_axis_row(double up, double uminus, double uplus, double ih, double nu, double ic,
-                            Fold fold_minus, Fold fold_plus, double& diag, double& cminus,
-                            double& cplus, double& outflow) {
-  const double ap = upwind_a_plus((uplus - up) * ih, ic);
-  const double am = upwind_a_minus((up - uminus) * ih, ic);
-  const double lap = nu * ih * ih;
-  cplus = -lap + ap * ih;
-  cminus = -lap - am * ih;
-  diag += 2.0 * lap + (am - ap) * ih;
-  fold_into_diag(fold_plus, diag, cplus, outflow);
-  fold_into_diag(fold_minus, diag, cminus, outflow);
-}
+/// How a neighbour enters a Jacobian row, and the row arithmetic of one axis: the one copy
+/// in kernels/mfg_rows_item.hpp, shared with the row kernels (kernels/mfg_rows.hpp).
+using kernels::detail::Fold;
+using kernels::detail::fold_into_diag;
+using kernels::detail::upwind_axis_row;
 
 /// The rows of J(u) = I/dt + L(u) at the owned points, row_components(dim) values each, in
 /// the layout above; u is ghosted; exits as for hjb_residual. outflow (optional, owned): the
 /// exit rate of each point, (L 1)_k, nonzero only next to exits. Obstacle points: the row
-/// I/dt.
+/// I/dt. Without exits and obstacles the kernel mfg_hjb_rows computes the rows where rk
+/// places it (null: the host kernel).
 void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& gb, const double* u,
-              double* rows, const ExitFaces& exits = {}, double* outflow = nullptr);
+              double* rows, const ExitFaces& exits = {}, double* outflow = nullptr,
+              RowKernels* rk = nullptr);
 
 }  // namespace fracmfg::mfg::detail

@@ -53,9 +53,10 @@ TEST(exec_calibrate_test, RegistryHoldsTheExportedKernelNamesOnce) {
   namespace kn = fe::kernel_names;
   const std::vector<std::string> names = fe::calibration_kernel_names();
   const std::vector<std::string> expected = {
-      kn::tridiag_batched,  kn::kde_binned_1d,      kn::kde_binned_2d,         kn::history_fft,
-      kn::mfg_particle_kde, kn::mfg_particle_step,  kn::mfg_nonlocal_coupling, kn::fpde_soe_history,
-      kn::fpde_l1_history,  kn::fpde_riesz_product, kn::fpde_circulant_pc};
+      kn::tridiag_batched,       kn::kde_binned_1d,     kn::kde_binned_2d,   kn::history_fft,
+      kn::mfg_particle_kde,      kn::mfg_particle_step, kn::mfg_hjb_rows,    kn::mfg_fp_rows,
+      kn::mfg_nonlocal_coupling, kn::fpde_soe_history,  kn::fpde_l1_history, kn::fpde_riesz_product,
+      kn::fpde_circulant_pc};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   for (const fe::CalibratedKernel& k : fe::calibration_kernels()) {
@@ -93,6 +94,14 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
   {
     fracmfg::mfg::Solver solver(MPI_COMM_SELF, fracmfg::mfg::problem_from_config(mfg_config),
                                 &selector, quiet());
+    solver.iterate();
+  }
+  {
+    // The finite-difference Fokker-Planck step (its rows).
+    fracmfg::io::MfgConfig fdm = mfg_config;
+    fdm.fokker_planck = fracmfg::io::MfgConfig::FokkerPlanck{};
+    fracmfg::mfg::Solver solver(MPI_COMM_SELF, fracmfg::mfg::problem_from_config(fdm), &selector,
+                                quiet());
     solver.iterate();
   }
   ff::FodeProblem p;
@@ -156,8 +165,9 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
   }
   namespace kn = fe::kernel_names;
   for (const char* name :
-       {kn::mfg_particle_kde, kn::mfg_particle_step, kn::mfg_nonlocal_coupling, kn::history_fft,
-        kn::fpde_soe_history, kn::fpde_l1_history, kn::fpde_riesz_product, kn::fpde_circulant_pc}) {
+       {kn::mfg_particle_kde, kn::mfg_particle_step, kn::mfg_hjb_rows, kn::mfg_fp_rows,
+        kn::mfg_nonlocal_coupling, kn::history_fft, kn::fpde_soe_history, kn::fpde_l1_history,
+        kn::fpde_riesz_product, kn::fpde_circulant_pc}) {
     EXPECT_NE(std::find(used.begin(), used.end(), name), used.end())
         << "the solvers no longer dispatch '" << name << "'";
   }

@@ -41,7 +41,8 @@ struct CalibratedKernel {
 };
 
 /// The registry: tridiag_batched, kde_binned_1d, kde_binned_2d, history_fft,
-/// mfg_particle_kde, mfg_particle_step, mfg_nonlocal_coupling, fpde_soe_history, fpde_l1_history,
+/// mfg_particle_kde, mfg_particle_step, mfg_hjb_rows, mfg_fp_rows, mfg_nonlocal_coupling,
+/// fpde_soe_history, fpde_l1_history,
 /// fpde_riesz_product, fpde_circulant_pc (in this order).
 /// Builds a new list per call.
 std::vector<CalibratedKernel> calibration_kernels();

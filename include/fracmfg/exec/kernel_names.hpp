@@ -15,6 +15,12 @@ inline constexpr const char* mfg_particle_kde = "mfg_particle_kde";
 /// mfg::ParticleFokkerPlanck's particle step: the draw from m0, the Euler-Maruyama move
 /// and the binning onto the grid (kernels::particle_step_host / ParticleDevice::run).
 inline constexpr const char* mfg_particle_step = "mfg_particle_step";
+/// The mfg solvers' HJB residual and Jacobian rows of one time level
+/// (kernels::mfg_hjb_rows_host / MfgRowsDevice::hjb, through mfg/row_kernels.hpp).
+inline constexpr const char* mfg_hjb_rows = "mfg_hjb_rows";
+/// The 1D Fokker-Planck rows of one time level (kernels::mfg_fp_rows_host /
+/// MfgRowsDevice::fp).
+inline constexpr const char* mfg_fp_rows = "mfg_fp_rows";
 /// mfg::Coupling's nonlocal (Gaussian convolution) coupling (kernels::kde_binned_*).
 inline constexpr const char* mfg_nonlocal_coupling = "mfg_nonlocal_coupling";
 /// frac::L1History's sum-of-exponentials update of the time-fractional PDE solver

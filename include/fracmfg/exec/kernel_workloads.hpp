@@ -40,6 +40,18 @@ Workload particle_step_workload(KernelId kernel, int dim, std::int64_t count,
                                 std::int64_t grid_points, std::int64_t faces, bool draw, bool move,
                                 bool resident);
 
+/// kernels::mfg_hjb_rows: the HJB residual (`residual`) and/or the Jacobian rows (`rows`) of
+/// `points` owned points of a `dim`-dimensional grid, u read from `values` values (the
+/// ghosted box, or the owned points in 1D). Nothing stays on the device: per call the cuda
+/// path copies u and the coefficients over (and u_next, rhs for a residual) and the residual
+/// and the 1 + 2 dim row values per point back.
+Workload mfg_hjb_rows_workload(KernelId kernel, int dim, std::int64_t points, std::int64_t values,
+                               bool residual, bool rows);
+
+/// kernels::mfg_fp_rows: the 1D Fokker-Planck rows of `points` owned points; per call u and
+/// the coefficients over, three rows back.
+Workload mfg_fp_rows_workload(KernelId kernel, std::int64_t points);
+
 /// kernels::history_fft_*: one history square of `components` columns, `signal_rows` known
 /// rows convolved into `output_rows` future rows under `rules` (1 or 2) weight sequences,
 /// with FFTs of length `fft_length`. The cuda path copies the signal and the spectra over
