@@ -7,17 +7,25 @@
 //  - the Riesz operator of order 1.5 on N = 2^10 .. 2^14 unknowns: the FFT shell matrix
 //    against the assembled dense matrix (PETSc MATDENSE, BLAS dgemv) for one product
 //    (BM_RieszProductShell / BM_RieszProductDense), and one Crank-Nicolson step solved by
-//    CG with the Strang circulant preconditioner on the shell (BM_RieszStepShellCg).
+//    CG with the Strang circulant preconditioner on the shell (BM_RieszStepShellCg);
+//  - the 2D periodic Riesz operator on n x n points (n = 128 .. 1024): one product and one
+//    circulant inverse through kernels::circulant_2d (BM_Riesz2dKernel) against the
+//    previous code, the same two FFTW 2D transform pairs with the multiplier evaluated per
+//    mode inline (BM_Riesz2dPrevious).
 //
 //   build-fpde-rel/perf/bench_fpde --benchmark_filter=History
 //   build-fpde-rel/perf/bench_fpde --benchmark_filter=Riesz --benchmark_min_time=0.2
 //   mpiexec -n 2 build-fpde-rel/perf/bench_fpde --benchmark_filter=Riesz   # distributed
+//   build/perf/bench_fpde --benchmark_filter=Riesz2d --benchmark_repetitions=5
 //
 // Counters: memory_MB (the history's vectors, or the matrix), N_exp, us_per_step, its.
 #include <benchmark/benchmark.h>
+#include <fftw3.h>
 #include <mpi.h>
 #include <petscksp.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -203,6 +211,82 @@ BENCHMARK(BM_HistorySoe)
     ->Iterations(1)
     ->Unit(benchmark::kSecond)
     ->UseRealTime();
+// --- the 2D periodic operator: y = x + k A x and z = (I + k A)^-1 x on n x n points.
+constexpr double kOrder2d = 1.5;
+constexpr double kKappa2d = 1e-3;
+
+std::vector<double> grid_field(std::size_t n) {
+  std::vector<double> x(n * n);
+  for (std::size_t p = 0; p < x.size(); ++p) x[p] = std::cos(0.37 * static_cast<double>(p)) + 0.3;
+  return x;
+}
+
+void BM_Riesz2dKernel(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const double h = 1.0 / static_cast<double>(n);
+  fracmfg::frac::RieszOperator op(kOrder2d, 2, {n, n}, {h, h}, true);
+  const std::vector<double> x = grid_field(n);
+  std::vector<double> y(n * n), z(n * n);
+  for (auto _ : state) {
+    op.apply(x.data(), y.data(), 1.0, kKappa2d, 0.0);
+    op.apply_circulant_inverse(fracmfg::frac::CirculantKind::strang, y.data(), z.data(), 1.0,
+                               kKappa2d);
+    benchmark::DoNotOptimize(z.data());
+  }
+  state.counters["check"] = z[n + 1] - x[n + 1];  // round-off: z = x
+}
+
+// The previous implementation of the same two operations: one FFTW 2D transform pair over
+// a work array, the symbol (or its inverse) evaluated per mode in the multiply loop.
+void BM_Riesz2dPrevious(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const double h = 1.0 / static_cast<double>(n);
+  const std::size_t half = n / 2 + 1;
+  std::vector<double> lam(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double sn = std::fabs(
+        2.0 * std::sin(3.14159265358979323846 * static_cast<double>(k) / static_cast<double>(n)));
+    lam[k] = std::pow(h, -kOrder2d) * std::pow(sn, kOrder2d);
+  }
+  double* in = fftw_alloc_real(n * n);
+  fftw_complex* out = fftw_alloc_complex(half * n);
+  const int ni = static_cast<int>(n);
+  fftw_plan fwd = fftw_plan_dft_r2c_2d(ni, ni, in, out, FFTW_ESTIMATE);
+  fftw_plan bwd = fftw_plan_dft_c2r_2d(ni, ni, out, in, FFTW_ESTIMATE);
+  const double inv = 1.0 / static_cast<double>(n * n);
+  auto spectral = [&](auto&& f) {
+    fftw_execute(fwd);
+    for (std::size_t ky = 0; ky < n; ++ky) {
+      for (std::size_t kx = 0; kx < half; ++kx) {
+        fftw_complex& c = out[ky * half + kx];
+        const double w = f(kx, ky) * inv;
+        c[0] *= w;
+        c[1] *= w;
+      }
+    }
+    fftw_execute(bwd);
+  };
+  const std::vector<double> x = grid_field(n);
+  std::vector<double> y(n * n), z(n * n);
+  for (auto _ : state) {
+    std::copy(x.begin(), x.end(), in);
+    spectral([&](std::size_t kx, std::size_t ky) { return lam[kx] + lam[ky]; });
+    for (std::size_t p = 0; p < n * n; ++p) y[p] = x[p] + kKappa2d * in[p];
+    std::copy(y.begin(), y.end(), in);
+    spectral([&](std::size_t kx, std::size_t ky) {
+      const double d = 1.0 + kKappa2d * (lam[kx] + lam[ky]);
+      return 1.0 / (d < 1.0 ? 1.0 : d);
+    });
+    std::copy(in, in + n * n, z.begin());
+    benchmark::DoNotOptimize(z.data());
+  }
+  state.counters["check"] = z[n + 1] - x[n + 1];
+  fftw_destroy_plan(fwd);
+  fftw_destroy_plan(bwd);
+  fftw_free(in);
+  fftw_free(out);
+}
+
 // Fixed iteration counts: on several ranks every rank must make the same collective calls.
 BENCHMARK(BM_RieszProductShell)
     ->RangeMultiplier(2)
@@ -222,6 +306,8 @@ BENCHMARK(BM_RieszStepShellCg)
     ->Iterations(10)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+BENCHMARK(BM_Riesz2dKernel)->RangeMultiplier(2)->Range(128, 1024)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Riesz2dPrevious)->RangeMultiplier(2)->Range(128, 1024)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

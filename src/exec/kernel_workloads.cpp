@@ -183,6 +183,22 @@ Workload circulant_batched_workload(KernelId kernel, std::int64_t lines, std::in
   return w;
 }
 
+Workload circulant_2d_workload(KernelId kernel, std::int64_t nx, std::int64_t ny) {
+  Workload w;
+  w.kernel = kernel;
+  w.elements = nx * ny;
+  const double n = static_cast<double>(w.elements);
+  const double frequencies = static_cast<double>((nx / 2 + 1) * ny);
+  const double log_size = std::log2(std::max(2.0, n));
+  // A real 2D transform pair (2.5 n log2 n flops each); the grid, its half spectrum and the
+  // product written and read a few times.
+  w.bytes = 8.0 * (7.0 * n + frequencies);
+  w.flops = 5.0 * n * log_size + 2.0 * frequencies + 2.0 * n;
+  w.transfer_bytes = 8.0 * (3.0 * n + frequencies);
+  w.device_bytes = 8.0 * (2.0 * n + 3.0 * frequencies);
+  return w;
+}
+
 std::int64_t chunk_size(std::int64_t items, int chunks) {
   const std::int64_t c = chunks < 1 ? 1 : chunks;
   return std::max<std::int64_t>(1, (items + c - 1) / c);

@@ -107,56 +107,58 @@ class CirculantLines {
   std::unique_ptr<kernels::CirculantWorkspace> device_;
 };
 
-/// A real-to-complex transform pair over an (ny, nx) array (ny = 1 in 1D) and a pointwise
-/// multiplier on the half spectrum, for the operators diagonal in the Fourier basis.
-class SpectralDiagonal {
+/// Products with 2D symmetric circulants (block circulant with circulant blocks) on an
+/// (ny, nx) array (kernels::circulant_2d): the 2D periodic operator and the 2D circulant
+/// preconditioner's inverse, each with its own eigenvalues, sharing the workspaces. Each
+/// call goes through the rank's selector when one is set (host FFTW or device cuFFT), else
+/// the host kernel.
+class CirculantGrid2d {
  public:
-  SpectralDiagonal(std::size_t nx, std::size_t ny)
-      : nx_(nx),
-        ny_(ny),
-        half_(nx / 2 + 1),
-        in_(fftw::fftw_real_array(nx * ny)),
-        out_(fftw::fftw_complex_array(half_ * ny)) {
-    if (ny == 1) {
-      fwd_ = fftw::checked_fftw_plan(
-          fftw_plan_dft_r2c_1d(static_cast<int>(nx), in_.get(), out_.get(), FFTW_ESTIMATE),
-          kNoPlan);
-      bwd_ = fftw::checked_fftw_plan(
-          fftw_plan_dft_c2r_1d(static_cast<int>(nx), out_.get(), in_.get(), FFTW_ESTIMATE),
-          kNoPlan);
-    } else {
-      fwd_ =
-          fftw::checked_fftw_plan(fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx),
-                                                       in_.get(), out_.get(), FFTW_ESTIMATE),
-                                  kNoPlan);
-      bwd_ =
-          fftw::checked_fftw_plan(fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx),
-                                                       out_.get(), in_.get(), FFTW_ESTIMATE),
-                                  kNoPlan);
+  CirculantGrid2d(std::size_t nx, std::size_t ny) : nx_(nx), ny_(ny) {}
+
+  /// ny (nx/2 + 1) eigenvalues f(kx, ky) / (nx ny), row ky of the half spectrum.
+  template <class F>
+  void set_eigenvalues(std::vector<double>& eig, F&& f) const {
+    const std::size_t half = nx_ / 2 + 1;
+    const double inv = 1.0 / static_cast<double>(nx_ * ny_);
+    eig.resize(half * ny_);
+    for (std::size_t ky = 0; ky < ny_; ++ky) {
+      for (std::size_t kx = 0; kx < half; ++kx) eig[ky * half + kx] = f(kx, ky) * inv;
     }
   }
-  double* input() { return in_.get(); }
-  /// in <- IFFT(f(kx, ky) FFT(in)) / (nx ny), f evaluated per mode.
-  template <class F>
-  void apply(F&& f) {
-    fftw_execute(fwd_.get());
-    const double inv = 1.0 / static_cast<double>(nx_ * ny_);
-    for (std::size_t ky = 0; ky < ny_; ++ky) {
-      for (std::size_t kx = 0; kx < half_; ++kx) {
-        fftw_complex& z = out_.get()[ky * half_ + kx];
-        const double w = f(kx, ky) * inv;
-        z[0] *= w;
-        z[1] *= w;
-      }
+
+  /// y += scale * C x for the circulant C of eigenvalues `eig` (x, y: nx ny values).
+  void multiply_add(const std::vector<double>& eig, const double* x, double* y, double scale,
+                    exec::Selector* selector, exec::KernelId kernel) {
+    kernels::Circulant2d p;
+    p.nx = static_cast<std::int64_t>(nx_);
+    p.ny = static_cast<std::int64_t>(ny_);
+    p.eigenvalues = eig.data();
+    p.x = x;
+    p.y = y;
+    p.scale = scale;
+    if (selector == nullptr) {
+      kernels::circulant_2d_host(p, host_);
+      return;
     }
-    fftw_execute(bwd_.get());
+    selector->run(
+        exec::circulant_2d_workload(kernel, p.nx, p.ny),
+        [&] { kernels::circulant_2d_host(p, host_); },
+        [&] {
+          if (!device_) {
+            kernels::CirculantOptions o;
+            o.cuda_device = selector->device().device;
+            o.cuda_resources = selector->cuda_resources();
+            device_ = std::make_unique<kernels::CirculantWorkspace>(o);
+          }
+          kernels::circulant_2d_cuda(p, *device_);
+        });
   }
 
  private:
-  std::size_t nx_, ny_, half_;
-  fftw::FftwArray<double> in_;
-  fftw::FftwArray<fftw_complex> out_;
-  fftw::FftwPlan fwd_, bwd_;
+  std::size_t nx_, ny_;
+  kernels::CirculantWorkspace host_;
+  std::unique_ptr<kernels::CirculantWorkspace> device_;
 };
 
 }  // namespace
@@ -201,13 +203,17 @@ struct RieszOperator::Impl {
   // 1D: the periodic operator, and the circulant preconditioner's inverse (both len = m)
   std::unique_ptr<CirculantLines> line1d;     // 1D periodic: the operator
   std::unique_ptr<CirculantLines> inverse1d;  // 1D: the circulant inverse
-  bool inverse_valid = false;                 // inverse1d's eigenvalues are those of:
+  // 2D: the periodic operator's and the circulant inverse's eigenvalues on the (my, mx)
+  // unknowns, and the compact input and output of the inverse
+  std::unique_ptr<CirculantGrid2d> grid2d;
+  std::vector<double> operator2d, inverse2d;
+  std::vector<double> work_in, work_out;
+  bool inverse_valid = false;  // inverse1d's (inverse2d's) eigenvalues are those of:
   CirculantKind inverse_kind = CirculantKind::strang;
   double inverse_sigma = 0.0, inverse_kappa = 0.0;
   std::vector<double> work_x, work_y, work_t, work_r;
   // periodic: the operator's symbol per direction
   std::vector<double> lam_x, lam_y;
-  std::unique_ptr<SpectralDiagonal> spectral;  // (my, mx) transforms, 2D only
   // circulant eigenvalues per kind and direction (Dirichlet)
   std::vector<double> mu[2][2];
 
@@ -289,7 +295,15 @@ RieszOperator::RieszOperator(double order, int dim, std::array<std::size_t, 2> p
       m.work_y.resize(m.mx * m.my);
     }
   }
-  if (dim == 2) m.spectral = std::make_unique<SpectralDiagonal>(m.mx, m.my);
+  if (dim == 2) {
+    m.grid2d = std::make_unique<CirculantGrid2d>(m.mx, m.my);
+    if (periodic) {
+      m.grid2d->set_eigenvalues(
+          m.operator2d, [&](std::size_t kx, std::size_t ky) { return m.lam_x[kx] + m.lam_y[ky]; });
+    }
+    m.work_in.resize(m.mx * m.my);
+    m.work_out.resize(m.mx * m.my);
+  }
   if (dim == 1) {
     if (periodic) {
       m.line1d = std::make_unique<CirculantLines>(CirculantLines::circulant(m.mx, 1));
@@ -343,10 +357,9 @@ void RieszOperator::apply(const double* x, double* y, double sigma, double kappa
     return;
   }
   if (m.periodic) {
-    double* buf = m.spectral->input();
-    std::copy(x, x + m.mx * m.my, buf);
-    m.spectral->apply([&](std::size_t kx, std::size_t ky) { return m.lam_x[kx] + m.lam_y[ky]; });
-    for (std::size_t p = 0; p < m.mx * m.my; ++p) y[p] = sigma * x[p] + kappa * buf[p];
+    // y = sigma x + kappa C x, C the 2D periodic operator (eigenvalues lam_x + lam_y).
+    for (std::size_t p = 0; p < m.mx * m.my; ++p) y[p] = sigma * x[p];
+    m.grid2d->multiply_add(m.operator2d, x, y, kappa, m.selector, m.product_kernel);
     return;
   }
   // Unknowns into a compact (my, mx) array.
@@ -418,24 +431,32 @@ void RieszOperator::apply_circulant_inverse(CirculantKind kind, const double* x,
     m.inverse1d->multiply_add(x + m.ix0, yi, 1.0, m.selector, m.pc_kernel);
     return;
   }
-  double* buf = m.spectral->input();
+  // 2D: the eigenvalues of (sigma I + kappa (C_x (+) C_y))^-1 on the (my, mx) unknowns,
+  // recomputed only when the coefficients change, then one 2D circulant product.
+  if (!(m.inverse_valid && m.inverse_kind == kind && m.inverse_sigma == sigma &&
+        m.inverse_kappa == kappa)) {
+    const std::vector<double>& mux = m.periodic ? m.lam_x : m.circulant(kind, 0);
+    const std::vector<double>& muy = m.periodic ? m.lam_y : m.circulant(kind, 1);
+    m.grid2d->set_eigenvalues(m.inverse2d, [&](std::size_t kx, std::size_t ky) {
+      const double d = sigma + kappa * (mux[kx] + muy[ky]);
+      return 1.0 / (d < sigma ? sigma : d);
+    });
+    m.inverse_valid = true;
+    m.inverse_kind = kind;
+    m.inverse_sigma = sigma;
+    m.inverse_kappa = kappa;
+  }
   if (!m.periodic) std::copy(x, x + m.nx * m.ny, y);
   for (std::size_t j = 0; j < m.my; ++j) {
-    for (std::size_t i = 0; i < m.mx; ++i) buf[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
+    for (std::size_t i = 0; i < m.mx; ++i)
+      m.work_in[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
   }
-  const std::vector<double>* mux = &m.lam_x;
-  const std::vector<double>* muy = &m.lam_y;
-  std::vector<double> zero(1, 0.0);
-  if (!m.periodic) {
-    mux = &m.circulant(kind, 0);
-    muy = m.dim == 2 ? &m.circulant(kind, 1) : &zero;
-  }
-  m.spectral->apply([&](std::size_t kx, std::size_t ky) {
-    const double d = sigma + kappa * ((*mux)[kx] + (*muy)[ky]);
-    return 1.0 / (d < sigma ? sigma : d);
-  });
+  std::fill(m.work_out.begin(), m.work_out.end(), 0.0);
+  m.grid2d->multiply_add(m.inverse2d, m.work_in.data(), m.work_out.data(), 1.0, m.selector,
+                         m.pc_kernel);
   for (std::size_t j = 0; j < m.my; ++j) {
-    for (std::size_t i = 0; i < m.mx; ++i) y[m.index(i + m.ix0, j + m.iy0)] = buf[j * m.mx + i];
+    for (std::size_t i = 0; i < m.mx; ++i)
+      y[m.index(i + m.ix0, j + m.iy0)] = m.work_out[j * m.mx + i];
   }
 }
 

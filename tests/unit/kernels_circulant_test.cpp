@@ -1,10 +1,14 @@
-// kernels::circulant_batched (host): batched Toeplitz products through the circulant
-// embedding, and plain circulant products, against dense matrix-vector products; the
-// scale and accumulation; the argument checks. The CUDA twin is tests/backend.
+// kernels::circulant_batched and kernels::circulant_2d (host): batched Toeplitz products
+// through the circulant embedding, plain circulant products and 2D block-circulant
+// products, against dense matrix-vector products; the scale and accumulation; the argument
+// checks. The CUDA twin is tests/backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
@@ -124,4 +128,112 @@ TEST(kernels_circulant_test, BadBatchesAreRefusedByName) {
   EXPECT_THROW(fk::circulant_batched_host(b, ws), fracmfg::Error);
   b.lines = 0;  // empty: nothing to do on either backend
   EXPECT_NO_THROW(fk::circulant_batched_host(b, ws));
+}
+
+TEST(kernels_circulant_test, TwoDimensionalCirculantIsTheBlockCirculantProduct) {
+  // C[(j, i), (l, k)] = c((j - l) mod ny, (i - k) mod nx) for a symmetric c (c(a, b) =
+  // c(-a, -b)), eigenvalues its 2D DFT on the half spectrum; odd and even sizes.
+  for (const auto& shape :
+       {std::pair<std::size_t, std::size_t>{12, 9}, std::pair<std::size_t, std::size_t>{7, 10}}) {
+    const std::size_t nx = shape.first, ny = shape.second, half = nx / 2 + 1;
+    SCOPED_TRACE("nx " + std::to_string(nx) + " ny " + std::to_string(ny));
+    auto c = [&](std::size_t a, std::size_t b) {
+      const double da = static_cast<double>(std::min(a, ny - a));
+      const double db = static_cast<double>(std::min(b, nx - b));
+      return 1.0 / (1.0 + da * da + 0.5 * db * db);
+    };
+    std::vector<double> eig(ny * half);
+    for (std::size_t ky = 0; ky < ny; ++ky) {
+      for (std::size_t kx = 0; kx < half; ++kx) {
+        double s = 0.0;
+        for (std::size_t a = 0; a < ny; ++a) {
+          for (std::size_t b = 0; b < nx; ++b) {
+            const double phase = static_cast<double>(ky * a % ny) / static_cast<double>(ny) +
+                                 static_cast<double>(kx * b % nx) / static_cast<double>(nx);
+            s += c(a, b) * std::cos(2.0 * kPi * phase);
+          }
+        }
+        eig[ky * half + kx] = s / static_cast<double>(nx * ny);
+      }
+    }
+    std::vector<double> x(nx * ny), y(nx * ny), ref(nx * ny);
+    for (std::size_t e = 0; e < x.size(); ++e) {
+      x[e] = std::sin(0.37 * static_cast<double>(e)) + 0.2;
+      y[e] = 0.5 * static_cast<double>(e % 3);
+    }
+    const double scale = 1.25;
+    for (std::size_t j = 0; j < ny; ++j) {
+      for (std::size_t i = 0; i < nx; ++i) {
+        double s = 0.0;
+        for (std::size_t l = 0; l < ny; ++l) {
+          for (std::size_t k = 0; k < nx; ++k) {
+            s += c((j + ny - l) % ny, (i + nx - k) % nx) * x[l * nx + k];
+          }
+        }
+        ref[j * nx + i] = y[j * nx + i] + scale * s;
+      }
+    }
+    fk::Circulant2d p;
+    p.nx = static_cast<std::int64_t>(nx);
+    p.ny = static_cast<std::int64_t>(ny);
+    p.eigenvalues = eig.data();
+    p.x = x.data();
+    p.y = y.data();
+    p.scale = scale;
+    fk::CirculantWorkspace ws;
+    fk::circulant_2d_host(p, ws);
+    for (std::size_t e = 0; e < y.size(); ++e) EXPECT_NEAR(y[e], ref[e], 1e-13) << e;
+    // A batched call in between keeps its own plans; the 2D plans are reused after it.
+    std::vector<double> line_eig(nx / 2 + 1, 1.0 / static_cast<double>(nx)), line_y(nx, 0.0);
+    fk::CirculantBatch b;
+    b.lines = 1;
+    b.length = static_cast<std::int64_t>(nx);
+    b.fft_length = static_cast<std::int64_t>(nx);
+    b.eigenvalues = line_eig.data();
+    b.x = x.data();
+    b.y = line_y.data();
+    fk::circulant_batched_host(b, ws);
+    for (std::size_t i = 0; i < nx; ++i) EXPECT_NEAR(line_y[i], x[i], 1e-14) << i;
+    std::vector<double> y2(nx * ny, 0.0);
+    p.y = y2.data();
+    p.scale = 1.0;
+    fk::circulant_2d_host(p, ws);
+    for (std::size_t e = 0; e < y.size(); ++e) {
+      EXPECT_NEAR(y[e], 0.5 * static_cast<double>(e % 3) + scale * y2[e], 1e-13) << e;
+    }
+  }
+}
+
+TEST(kernels_circulant_test, Bad2dProductsAreRefusedByName) {
+  std::vector<double> eig(12, 1.0), x(16, 1.0), y(16, 0.0);
+  fk::Circulant2d p;
+  p.nx = 4;
+  p.ny = 4;
+  p.eigenvalues = eig.data();
+  p.x = x.data();
+  p.y = x.data();  // aliasing
+  fk::CirculantWorkspace ws;
+  auto message = [&](auto&& call) {
+    try {
+      call();
+    } catch (const fracmfg::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { fk::circulant_2d_host(p, ws); }).find("circulant_2d_host: the output"),
+            std::string::npos);
+  p.y = y.data();
+  p.eigenvalues = nullptr;
+  EXPECT_NE(message([&] { fk::circulant_2d_cuda(p, ws); }).find("circulant_2d_cuda: null"),
+            std::string::npos);
+  p.eigenvalues = eig.data();
+  p.ny = -2;
+  EXPECT_NE(message([&] { fk::circulant_2d_host(p, ws); }).find("negative size"),
+            std::string::npos);
+  p.ny = std::int64_t{1} << 20;
+  p.nx = std::int64_t{1} << 20;
+  EXPECT_NE(message([&] { fk::circulant_2d_host(p, ws); }).find("too large"), std::string::npos);
+  p.ny = 0;  // empty: nothing to do
+  EXPECT_NO_THROW(fk::circulant_2d_host(p, ws));
 }

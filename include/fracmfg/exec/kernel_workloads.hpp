@@ -79,6 +79,11 @@ Workload l1_direct_workload(KernelId kernel, std::int64_t points, std::int64_t l
 Workload circulant_batched_workload(KernelId kernel, std::int64_t lines, std::int64_t length,
                                     std::int64_t fft_length);
 
+/// kernels::circulant_2d_*: one real 2D transform pair over ny x nx values. The cuda path
+/// copies the grid and the products over and the products back, and the ny (nx/2 + 1)
+/// eigenvalues.
+Workload circulant_2d_workload(KernelId kernel, std::int64_t nx, std::int64_t ny);
+
 /// The number of items of one batch when `items` are processed in `chunks` pieces
 /// (ceil(items / chunks), at least 1; chunks < 1 counts as 1).
 std::int64_t chunk_size(std::int64_t items, int chunks);

@@ -79,11 +79,12 @@ class RieszOperator {
   bool is_interior(std::size_t i, std::size_t j) const;
 
   /// Runs the FFT products through the rank's selector (kernels/circulant.hpp, host FFTW or
-  /// device cuFFT, plans cached per rank): the Toeplitz products of apply() under the name
-  /// fpde_riesz_product (and the 1D periodic operator), the 1D circulant inverse under
-  /// fpde_circulant_pc. The 2D periodic operator and the 2D circulant inverse (one 2D
-  /// transform, not a batch of lines) stay on the host. null (the default): the host kernel.
-  /// The selector must outlive this object or be replaced first.
+  /// device cuFFT, plans cached per rank): the products of apply() under the name
+  /// fpde_riesz_product (the Toeplitz products as batches of lines, the 1D periodic
+  /// operator, the 2D periodic operator as one 2D transform), the circulant inverses of
+  /// apply_circulant_inverse() under fpde_circulant_pc (1D: one line; 2D: one 2D
+  /// transform). null (the default): the host kernels. The selector must outlive this
+  /// object or be replaced first.
   void set_selector(exec::Selector* selector);
 
   /// y = sigma x + kappa T x_int + kappa_exterior E(x_boundary) at the unknowns and y = x at

@@ -1,6 +1,9 @@
 #pragma once
-// kernels::circulant_batched: products of a batch of lines with one symmetric circulant
-// matrix by real FFTs, node-local. For `lines` lines x_b of `length` = m values,
+// kernels::circulant_batched and kernels::circulant_2d: products with symmetric circulant
+// matrices by real FFTs, node-local.
+//
+// circulant_batched: a batch of lines times one circulant. For `lines` lines x_b of
+// `length` = m values,
 //
 //     y_b += scale * (C pad(x_b))[0..m),     C = F^-1 diag(lambda) F  of size L = fft_length,
 //
@@ -12,6 +15,16 @@
 // L/2 + 1 real values lambda_k / L (the inverse transform's 1/L folded in; real because C is
 // symmetric).
 //
+// circulant_2d: one (ny, nx) array (x fastest) times one symmetric block circulant with
+// circulant blocks (BCCB), diagonal in the 2D discrete Fourier basis:
+//
+//     y += scale * F2^-1 diag(lambda) F2 x,
+//
+// `eigenvalues` holding ny (nx/2 + 1) real values lambda_{ky,kx} / (nx ny) on the half
+// spectrum of the real 2D transform (row ky, column kx; the 1/(nx ny) of the inverse
+// transform folded in). The Riesz operator's 2D periodic operator and its 2D circulant
+// preconditioner's inverse (frac/riesz_operator.hpp).
+//
 // Per frequency and per value both backends run the same bodies
 // (kernels/circulant_item.hpp); the transforms are FFTW's (host) and cuFFT's (device), so
 // the two agree to round-off (about 1e-15 relative to the size of the terms).
@@ -20,11 +33,14 @@
 //   circulant_batched_host   FFTW batched r2c/c2r plans (FFTW_ESTIMATE, kept in the
 //                            workspace per (L, lines)) and Kokkos loops on the default host
 //                            execution space (needs Kokkos initialised).
+//   circulant_2d_host        FFTW r2c/c2r 2D plans (FFTW_ESTIMATE, kept per (ny, nx))
+//                            and Kokkos loops over the rows.
 //   circulant_batched_cuda   copies x, y and the eigenvalues to device
 //                            workspace.options().cuda_device, cuFFT D2Z/Z2D batched plans
 //                            (from workspace.cuda_resources(), e.g. the rank's selector's
 //                            cache), copies y back. Throws NotCompiled without CUDA and
 //                            fracmfg::Error ("CUDA ...") on a device failure, with y untouched.
+//   circulant_2d_cuda        the same with cuFFT D2Z/Z2D 2D plans.
 // Not collective; synchronous; a workspace serves one thread.
 
 #include <cstdint>
@@ -44,13 +60,23 @@ struct CirculantBatch {
   double scale = 1.0;
 };
 
+struct Circulant2d {
+  std::int64_t nx = 0;                  ///< >= 0 values per row (fastest)
+  std::int64_t ny = 0;                  ///< >= 0 rows
+  const double* eigenvalues = nullptr;  ///< ny (nx/2 + 1) values lambda_{ky,kx} / (nx ny)
+  const double* x = nullptr;            ///< value (j, i) at x + j * nx + i
+  double* y = nullptr;                  ///< same layout (+=); may not alias x
+  double scale = 1.0;
+};
+
 struct CirculantOptions {
   int cuda_device = 0;  ///< runtime device index of the cuda path
   /// cuFFT plans of the cuda path come from this cache; null: the workspace's own.
   CudaResources* cuda_resources = nullptr;
 };
 
-/// FFTW plans and arrays of the host path (kept for the next call of the same shape) and
+/// FFTW plans and arrays of the host paths (kept for the next call of the same shape; the
+/// batched and the 2D shapes separately) and
 /// the cuFFT plan cache of the cuda path when the options name none.
 class CirculantWorkspace {
  public:
@@ -74,7 +100,11 @@ class CirculantWorkspace {
 /// Input checks (fracmfg::Error naming the problem).
 void check_circulant_batch(const CirculantBatch& batch, const char* caller);
 
+void check_circulant_2d(const Circulant2d& product, const char* caller);
+
 void circulant_batched_host(const CirculantBatch& batch, CirculantWorkspace& workspace);
 void circulant_batched_cuda(const CirculantBatch& batch, CirculantWorkspace& workspace);
+void circulant_2d_host(const Circulant2d& product, CirculantWorkspace& workspace);
+void circulant_2d_cuda(const Circulant2d& product, CirculantWorkspace& workspace);
 
 }  // namespace fracmfg::kernels

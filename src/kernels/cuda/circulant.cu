@@ -1,6 +1,6 @@
-// CUDA backend of kernels::circulant_batched. No Kokkos headers here (Debian's Kokkos is a
-// host-only g++ build); the per-item arithmetic is the host's, from
-// kernels/circulant_item.hpp.
+// CUDA backend of kernels::circulant_batched and kernels::circulant_2d. No Kokkos headers
+// here (Debian's Kokkos is a host-only g++ build); the per-item arithmetic is the host's,
+// from kernels/circulant_item.hpp.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -49,6 +49,17 @@ FftPlanKey plan_key(int device, std::int64_t length, std::int64_t batch, cufftTy
   return k;
 }
 
+FftPlanKey plan_key_2d(int device, std::int64_t nx, std::int64_t ny, cufftType type) {
+  FftPlanKey k;
+  k.device = device;
+  k.rank = 2;
+  k.dims[0] = ny;
+  k.dims[1] = nx;
+  k.batch = 1;
+  k.type = type;
+  return k;
+}
+
 std::size_t sz(std::int64_t n) {
   return static_cast<std::size_t>(n);
 }
@@ -84,6 +95,32 @@ void circulant_batched(const CirculantBatch& b, int device, ResourceCache* cache
       lines * m, length, m, b.scale, d_padded.get(), d_y.get());
   cuda_sync_check("circulant product");
   copy_to_host(b.y, d_y.get(), sz(lines * m), "copy of the products");
+}
+
+void circulant_2d(const Circulant2d& p, int device, ResourceCache* cache) {
+  DeviceGuard guard(device);
+  const std::int64_t values = p.nx * p.ny;
+  const std::int64_t frequencies = (p.nx / 2 + 1) * p.ny;
+  const FftPlanRef forward(cache, plan_key_2d(device, p.nx, p.ny, CUFFT_D2Z));
+  const FftPlanRef backward(cache, plan_key_2d(device, p.nx, p.ny, CUFFT_Z2D));
+  auto d_y = device_alloc<double>(sz(values), "cudaMalloc (products)");
+  auto d_grid = device_alloc<double>(sz(values), "cudaMalloc (grid)");
+  auto d_spectrum = device_alloc<cufftDoubleComplex>(sz(frequencies), "cudaMalloc (spectrum)");
+  auto d_eigen = device_alloc<double>(sz(frequencies), "cudaMalloc (eigenvalues)");
+  // The grid is one unpadded line of nx ny values: x goes straight into the transform's
+  // input, the pad item would only copy it.
+  copy_to_device(d_grid.get(), p.x, sz(values), "copy of the grid");
+  copy_to_device(d_y.get(), p.y, sz(values), "copy of the products");
+  copy_to_device(d_eigen.get(), p.eigenvalues, sz(frequencies), "copy of the eigenvalues");
+  cufft_check(cufftExecD2Z(forward.get(), d_grid.get(), d_spectrum.get()), "cufftExecD2Z");
+  multiply_kernel<<<grid_blocks(frequencies, threads_per_block), threads_per_block>>>(
+      frequencies, frequencies, d_eigen.get(), reinterpret_cast<double*>(d_spectrum.get()));
+  cuda_check(cudaGetLastError(), "multiply kernel launch");
+  cufft_check(cufftExecZ2D(backward.get(), d_spectrum.get(), d_grid.get()), "cufftExecZ2D");
+  extract_kernel<<<grid_blocks(values, threads_per_block), threads_per_block>>>(
+      values, values, values, p.scale, d_grid.get(), d_y.get());
+  cuda_sync_check("2D circulant product");
+  copy_to_host(p.y, d_y.get(), sz(values), "copy of the products");
 }
 
 }  // namespace fracmfg::kernels::cuda

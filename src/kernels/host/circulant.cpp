@@ -1,5 +1,6 @@
-// Host backend of kernels::circulant_batched: batched FFTW r2c/c2r plans kept in the
-// workspace per shape, Kokkos loops over the items of kernels/circulant_item.hpp.
+// Host backend of kernels::circulant_batched and kernels::circulant_2d: FFTW r2c/c2r plans
+// (batched 1D, or 2D) kept in the workspace per shape, Kokkos loops over the items of
+// kernels/circulant_item.hpp.
 #include "fracmfg/kernels/circulant.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -19,6 +20,7 @@ namespace {
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
 constexpr const char* kNoPlan = "circulant_batched_host: FFTW could not create a plan";
+constexpr const char* kNoPlan2d = "circulant_2d_host: FFTW could not create a plan";
 }  // namespace
 
 struct CirculantWorkspace::Impl {
@@ -45,12 +47,37 @@ struct CirculantWorkspace::Impl {
     planned_lines = lines;
   }
 
+  /// The 2D plans and arrays for (ny, nx), made when that shape changes.
+  void prepare_2d(std::int64_t nx, std::int64_t ny) {
+    if (nx == planned_nx && ny == planned_ny) return;
+    forward_2d.reset();
+    backward_2d.reset();
+    const std::int64_t half = nx / 2 + 1;
+    grid_2d = detail::fftw_real_array(static_cast<std::size_t>(nx * ny));
+    spectrum_2d = detail::fftw_complex_array(static_cast<std::size_t>(half * ny));
+    forward_2d = detail::checked_fftw_plan(
+        fftw_plan_dft_r2c_2d(static_cast<int>(ny), static_cast<int>(nx), grid_2d.get(),
+                             spectrum_2d.get(), FFTW_ESTIMATE),
+        kNoPlan2d);
+    backward_2d = detail::checked_fftw_plan(
+        fftw_plan_dft_c2r_2d(static_cast<int>(ny), static_cast<int>(nx), spectrum_2d.get(),
+                             grid_2d.get(), FFTW_ESTIMATE),
+        kNoPlan2d);
+    planned_nx = nx;
+    planned_ny = ny;
+  }
+
   CirculantOptions options;
   std::int64_t planned_length = 0;
   std::int64_t planned_lines = 0;
   detail::FftwArray<double> padded;
   detail::FftwArray<fftw_complex> spectrum;
   detail::FftwPlan forward, backward;
+  std::int64_t planned_nx = 0;
+  std::int64_t planned_ny = 0;
+  detail::FftwArray<double> grid_2d;
+  detail::FftwArray<fftw_complex> spectrum_2d;
+  detail::FftwPlan forward_2d, backward_2d;
   CudaResources cuda;  // cuFFT plans when options.cuda_resources is null
 };
 
@@ -88,6 +115,66 @@ void check_circulant_batch(const CirculantBatch& b, const char* caller) {
     throw Error(who + ": null eigenvalue, input or output array");
   }
   if (b.x == b.y) throw Error(who + ": the output may not alias the input");
+}
+
+void check_circulant_2d(const Circulant2d& p, const char* caller) {
+  const std::string who = caller;
+  if (p.nx < 0 || p.ny < 0) {
+    throw Error(who + ": negative size (" + std::to_string(p.ny) + " rows of " +
+                std::to_string(p.nx) + ")");
+  }
+  if (p.nx == 0 || p.ny == 0) return;
+  if (p.nx > (std::int64_t{1} << 30) || p.ny > (std::int64_t{1} << 30) / p.nx) {
+    throw Error(who + ": a 2D transform of " + std::to_string(p.ny) + " x " + std::to_string(p.nx) +
+                " values is too large");
+  }
+  if (p.eigenvalues == nullptr || p.x == nullptr || p.y == nullptr) {
+    throw Error(who + ": null eigenvalue, input or output array");
+  }
+  if (p.x == p.y) throw Error(who + ": the output may not alias the input");
+}
+
+void circulant_2d_host(const Circulant2d& p, CirculantWorkspace& workspace) {
+  constexpr const char* who = "circulant_2d_host";
+  check_circulant_2d(p, who);
+  if (p.nx == 0 || p.ny == 0) return;
+  detail::require_kokkos(who);
+  CirculantWorkspace::Impl& w = workspace.impl();
+  w.prepare_2d(p.nx, p.ny);
+  // The whole grid is one "line" of nx ny values (no padding) whose spectrum has ny (nx/2 +
+  // 1) frequencies in FFTW's r2c layout, the same flat layout as the eigenvalues: the
+  // batched kernel's item bodies serve unchanged, parallel over rows here.
+  const std::int64_t nx = p.nx;
+  const std::int64_t values = p.nx * p.ny;
+  const std::int64_t half = p.nx / 2 + 1;
+  const std::int64_t frequencies = half * p.ny;
+  const double* x = p.x;
+  double* y = p.y;
+  const double* eigenvalues = p.eigenvalues;
+  const double scale = p.scale;
+  double* grid = w.grid_2d.get();
+  double* spectrum = reinterpret_cast<double*>(w.spectrum_2d.get());
+  Kokkos::parallel_for("fracmfg::circulant_2d_load", HostPolicy(0, p.ny), [=](std::int64_t row) {
+    for (std::int64_t k = row * nx; k < (row + 1) * nx; ++k) {
+      detail::circulant_pad_item(0, k, values, values, x, grid);
+    }
+  });
+  Kokkos::fence();
+  fftw_execute(w.forward_2d.get());
+  Kokkos::parallel_for(
+      "fracmfg::circulant_2d_multiply", HostPolicy(0, p.ny), [=](std::int64_t row) {
+        for (std::int64_t k = row * half; k < (row + 1) * half; ++k) {
+          detail::circulant_multiply_item(0, k, frequencies, eigenvalues, spectrum);
+        }
+      });
+  Kokkos::fence();
+  fftw_execute(w.backward_2d.get());
+  Kokkos::parallel_for("fracmfg::circulant_2d_extract", HostPolicy(0, p.ny), [=](std::int64_t row) {
+    for (std::int64_t k = row * nx; k < (row + 1) * nx; ++k) {
+      detail::circulant_extract_item(0, k, values, values, scale, grid, y);
+    }
+  });
+  Kokkos::fence();
 }
 
 void circulant_batched_host(const CirculantBatch& b, CirculantWorkspace& workspace) {

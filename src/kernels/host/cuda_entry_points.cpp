@@ -77,4 +77,16 @@ void circulant_batched_cuda(const CirculantBatch& batch, CirculantWorkspace& wor
 #endif
 }
 
+void circulant_2d_cuda(const Circulant2d& product, CirculantWorkspace& workspace) {
+  constexpr const char* who = "circulant_2d_cuda";
+  check_circulant_2d(product, who);
+#if FRACMFG_HAVE_CUDA
+  if (product.nx == 0 || product.ny == 0) return;
+  cuda::circulant_2d(product, workspace.options().cuda_device, &workspace.cuda_resources().cache());
+#else
+  (void)workspace;
+  not_compiled(who);
+#endif
+}
+
 }  // namespace fracmfg::kernels
