@@ -194,8 +194,8 @@ Workload circulant_2d_workload(KernelId kernel, std::int64_t nx, std::int64_t ny
   // product written and read a few times.
   w.bytes = 8.0 * (7.0 * n + frequencies);
   w.flops = 5.0 * n * log_size + 2.0 * frequencies + 2.0 * n;
-  w.transfer_bytes = 8.0 * (3.0 * n + frequencies);
-  w.device_bytes = 8.0 * (2.0 * n + 3.0 * frequencies);
+  w.transfer_bytes = 8.0 * (2.0 * n + frequencies);
+  w.device_bytes = 8.0 * (3.0 * n + 3.0 * frequencies);
   return w;
 }
 

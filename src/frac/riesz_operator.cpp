@@ -40,6 +40,36 @@ std::vector<double> circulant_eigenvalues(const std::vector<double>& c) {
   return eig;
 }
 
+/// The host workspace and, made on the first call the selector places on the device, the
+/// device workspace of one kind of circulant product; runs a product where the rank's
+/// selector places it (the host kernel without a selector).
+class PlacedCirculant {
+ public:
+  /// host(ws) and cuda(ws) run the product with a workspace.
+  template <class Host, class Cuda>
+  void run(exec::Selector* selector, const exec::Workload& workload, Host&& host, Cuda&& cuda) {
+    if (selector == nullptr) {
+      host(host_);
+      return;
+    }
+    selector->run(
+        workload, [&] { host(host_); },
+        [&] {
+          if (!device_) {
+            kernels::CirculantOptions o;
+            o.cuda_device = selector->device().device;
+            o.cuda_resources = selector->cuda_resources();
+            device_ = std::make_unique<kernels::CirculantWorkspace>(o);
+          }
+          cuda(*device_);
+        });
+  }
+
+ private:
+  kernels::CirculantWorkspace host_;
+  std::unique_ptr<kernels::CirculantWorkspace> device_;
+};
+
 /// Products of `lines` lines of m values with one symmetric circulant of length len
 /// (kernels/circulant.hpp): the Toeplitz products through the circulant embedding
 /// (len >= 2m - 1), and the 1D circulants themselves (len = m). Each call goes through the
@@ -79,22 +109,10 @@ class CirculantLines {
     b.x = x;
     b.y = y;
     b.scale = scale;
-    if (selector == nullptr) {
-      kernels::circulant_batched_host(b, host_);
-      return;
-    }
-    selector->run(
-        exec::circulant_batched_workload(kernel, b.lines, b.length, b.fft_length),
-        [&] { kernels::circulant_batched_host(b, host_); },
-        [&] {
-          if (!device_) {
-            kernels::CirculantOptions o;
-            o.cuda_device = selector->device().device;
-            o.cuda_resources = selector->cuda_resources();
-            device_ = std::make_unique<kernels::CirculantWorkspace>(o);
-          }
-          kernels::circulant_batched_cuda(b, *device_);
-        });
+    placed_.run(
+        selector, exec::circulant_batched_workload(kernel, b.lines, b.length, b.fft_length),
+        [&](kernels::CirculantWorkspace& ws) { kernels::circulant_batched_host(b, ws); },
+        [&](kernels::CirculantWorkspace& ws) { kernels::circulant_batched_cuda(b, ws); });
   }
 
  private:
@@ -103,12 +121,11 @@ class CirculantLines {
 
   std::size_t m_, len_, lines_;
   std::vector<double> eig_;
-  kernels::CirculantWorkspace host_;
-  std::unique_ptr<kernels::CirculantWorkspace> device_;
+  PlacedCirculant placed_;
 };
 
-/// Products with 2D symmetric circulants (block circulant with circulant blocks) on an
-/// (ny, nx) array (kernels::circulant_2d): the 2D periodic operator and the 2D circulant
+/// Products with shifted 2D symmetric circulants (block circulant with circulant blocks) on
+/// an (ny, nx) array (kernels::circulant_2d): the 2D periodic operator and the 2D circulant
 /// preconditioner's inverse, each with its own eigenvalues, sharing the workspaces. Each
 /// call goes through the rank's selector when one is set (host FFTW or device cuFFT), else
 /// the host kernel.
@@ -127,38 +144,26 @@ class CirculantGrid2d {
     }
   }
 
-  /// y += scale * C x for the circulant C of eigenvalues `eig` (x, y: nx ny values).
-  void multiply_add(const std::vector<double>& eig, const double* x, double* y, double scale,
-                    exec::Selector* selector, exec::KernelId kernel) {
+  /// y = shift x + scale C x for the circulant C of eigenvalues `eig` (x, y: nx ny values).
+  void apply(const std::vector<double>& eig, const double* x, double* y, double shift, double scale,
+             exec::Selector* selector, exec::KernelId kernel) {
     kernels::Circulant2d p;
     p.nx = static_cast<std::int64_t>(nx_);
     p.ny = static_cast<std::int64_t>(ny_);
     p.eigenvalues = eig.data();
     p.x = x;
     p.y = y;
+    p.shift = shift;
     p.scale = scale;
-    if (selector == nullptr) {
-      kernels::circulant_2d_host(p, host_);
-      return;
-    }
-    selector->run(
-        exec::circulant_2d_workload(kernel, p.nx, p.ny),
-        [&] { kernels::circulant_2d_host(p, host_); },
-        [&] {
-          if (!device_) {
-            kernels::CirculantOptions o;
-            o.cuda_device = selector->device().device;
-            o.cuda_resources = selector->cuda_resources();
-            device_ = std::make_unique<kernels::CirculantWorkspace>(o);
-          }
-          kernels::circulant_2d_cuda(p, *device_);
-        });
+    placed_.run(
+        selector, exec::circulant_2d_workload(kernel, p.nx, p.ny),
+        [&](kernels::CirculantWorkspace& ws) { kernels::circulant_2d_host(p, ws); },
+        [&](kernels::CirculantWorkspace& ws) { kernels::circulant_2d_cuda(p, ws); });
   }
 
  private:
   std::size_t nx_, ny_;
-  kernels::CirculantWorkspace host_;
-  std::unique_ptr<kernels::CirculantWorkspace> device_;
+  PlacedCirculant placed_;
 };
 
 }  // namespace
@@ -204,7 +209,7 @@ struct RieszOperator::Impl {
   std::unique_ptr<CirculantLines> line1d;     // 1D periodic: the operator
   std::unique_ptr<CirculantLines> inverse1d;  // 1D: the circulant inverse
   // 2D: the periodic operator's and the circulant inverse's eigenvalues on the (my, mx)
-  // unknowns, and the compact input and output of the inverse
+  // unknowns, and the compact input and output of the Dirichlet inverse
   std::unique_ptr<CirculantGrid2d> grid2d;
   std::vector<double> operator2d, inverse2d;
   std::vector<double> work_in, work_out;
@@ -301,8 +306,10 @@ RieszOperator::RieszOperator(double order, int dim, std::array<std::size_t, 2> p
       m.grid2d->set_eigenvalues(
           m.operator2d, [&](std::size_t kx, std::size_t ky) { return m.lam_x[kx] + m.lam_y[ky]; });
     }
-    m.work_in.resize(m.mx * m.my);
-    m.work_out.resize(m.mx * m.my);
+    if (!periodic) {
+      m.work_in.resize(m.mx * m.my);
+      m.work_out.resize(m.mx * m.my);
+    }
   }
   if (dim == 1) {
     if (periodic) {
@@ -358,8 +365,7 @@ void RieszOperator::apply(const double* x, double* y, double sigma, double kappa
   }
   if (m.periodic) {
     // y = sigma x + kappa C x, C the 2D periodic operator (eigenvalues lam_x + lam_y).
-    for (std::size_t p = 0; p < m.mx * m.my; ++p) y[p] = sigma * x[p];
-    m.grid2d->multiply_add(m.operator2d, x, y, kappa, m.selector, m.product_kernel);
+    m.grid2d->apply(m.operator2d, x, y, sigma, kappa, m.selector, m.product_kernel);
     return;
   }
   // Unknowns into a compact (my, mx) array.
@@ -446,14 +452,18 @@ void RieszOperator::apply_circulant_inverse(CirculantKind kind, const double* x,
     m.inverse_sigma = sigma;
     m.inverse_kappa = kappa;
   }
-  if (!m.periodic) std::copy(x, x + m.nx * m.ny, y);
+  if (m.periodic) {
+    // Every point is an unknown: the grid itself is the (my, mx) array.
+    m.grid2d->apply(m.inverse2d, x, y, 0.0, 1.0, m.selector, m.pc_kernel);
+    return;
+  }
+  std::copy(x, x + m.nx * m.ny, y);
   for (std::size_t j = 0; j < m.my; ++j) {
     for (std::size_t i = 0; i < m.mx; ++i)
       m.work_in[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
   }
-  std::fill(m.work_out.begin(), m.work_out.end(), 0.0);
-  m.grid2d->multiply_add(m.inverse2d, m.work_in.data(), m.work_out.data(), 1.0, m.selector,
-                         m.pc_kernel);
+  m.grid2d->apply(m.inverse2d, m.work_in.data(), m.work_out.data(), 0.0, 1.0, m.selector,
+                  m.pc_kernel);
   for (std::size_t j = 0; j < m.my; ++j) {
     for (std::size_t i = 0; i < m.mx; ++i)
       y[m.index(i + m.ix0, j + m.iy0)] = m.work_out[j * m.mx + i];

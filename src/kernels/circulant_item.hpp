@@ -1,6 +1,6 @@
 #pragma once
-// Per-item bodies of kernels::circulant_batched, shared by the host loops (one line per
-// iteration, items of the line in order) and the CUDA launches (one thread per item).
+// Per-item bodies of kernels::circulant_batched and kernels::circulant_2d, shared by the host loops
+// (one line per iteration, items of the line in order) and the CUDA launches (one thread per item).
 #include <cstdint>
 
 #include "fracmfg/kernels/host_device.hpp"
@@ -32,6 +32,16 @@ FRACMFG_HOST_DEVICE inline void circulant_extract_item(std::int64_t b, std::int6
                                                        double scale, const double* product,
                                                        double* y) {
   y[b * length + k] += scale * product[b * fft_length + k];
+}
+
+/// Value k of a 2D product (the whole grid one line of values): y = shift x + scale times
+/// the product value k (y overwritten; the shift term left out when it is 0, so that an
+/// infinite x does not turn into NaN there).
+FRACMFG_HOST_DEVICE inline void circulant_shift_store_item(std::int64_t k, double shift,
+                                                           double scale, const double* x,
+                                                           const double* product, double* y) {
+  const double v = scale * product[k];
+  y[k] = shift != 0.0 ? shift * x[k] + v : v;
 }
 
 }  // namespace fracmfg::kernels::detail

@@ -130,9 +130,10 @@ TEST(kernels_circulant_test, BadBatchesAreRefusedByName) {
   EXPECT_NO_THROW(fk::circulant_batched_host(b, ws));
 }
 
-TEST(kernels_circulant_test, TwoDimensionalCirculantIsTheBlockCirculantProduct) {
-  // C[(j, i), (l, k)] = c((j - l) mod ny, (i - k) mod nx) for a symmetric c (c(a, b) =
-  // c(-a, -b)), eigenvalues its 2D DFT on the half spectrum; odd and even sizes.
+TEST(kernels_circulant_test, TwoDimensionalProductIsTheShiftedBlockCirculantProduct) {
+  // y = shift x + scale C x with C[(j, i), (l, k)] = c((j - l) mod ny, (i - k) mod nx) for a
+  // symmetric c (c(a, b) = c(-a, -b)), eigenvalues its 2D DFT on the half spectrum; odd and
+  // even sizes.
   for (const auto& shape :
        {std::pair<std::size_t, std::size_t>{12, 9}, std::pair<std::size_t, std::size_t>{7, 10}}) {
     const std::size_t nx = shape.first, ny = shape.second, half = nx / 2 + 1;
@@ -156,12 +157,9 @@ TEST(kernels_circulant_test, TwoDimensionalCirculantIsTheBlockCirculantProduct) 
         eig[ky * half + kx] = s / static_cast<double>(nx * ny);
       }
     }
-    std::vector<double> x(nx * ny), y(nx * ny), ref(nx * ny);
-    for (std::size_t e = 0; e < x.size(); ++e) {
-      x[e] = std::sin(0.37 * static_cast<double>(e)) + 0.2;
-      y[e] = 0.5 * static_cast<double>(e % 3);
-    }
-    const double scale = 1.25;
+    std::vector<double> x(nx * ny), y(nx * ny, -7.0), ref(nx * ny);
+    for (std::size_t e = 0; e < x.size(); ++e) x[e] = std::sin(0.37 * static_cast<double>(e)) + 0.2;
+    const double shift = 0.75, scale = 1.25;
     for (std::size_t j = 0; j < ny; ++j) {
       for (std::size_t i = 0; i < nx; ++i) {
         double s = 0.0;
@@ -170,7 +168,7 @@ TEST(kernels_circulant_test, TwoDimensionalCirculantIsTheBlockCirculantProduct) 
             s += c((j + ny - l) % ny, (i + nx - k) % nx) * x[l * nx + k];
           }
         }
-        ref[j * nx + i] = y[j * nx + i] + scale * s;
+        ref[j * nx + i] = shift * x[j * nx + i] + scale * s;
       }
     }
     fk::Circulant2d p;
@@ -178,12 +176,14 @@ TEST(kernels_circulant_test, TwoDimensionalCirculantIsTheBlockCirculantProduct) 
     p.ny = static_cast<std::int64_t>(ny);
     p.eigenvalues = eig.data();
     p.x = x.data();
-    p.y = y.data();
+    p.y = y.data();  // overwritten: its -7 must not show
+    p.shift = shift;
     p.scale = scale;
     fk::CirculantWorkspace ws;
     fk::circulant_2d_host(p, ws);
     for (std::size_t e = 0; e < y.size(); ++e) EXPECT_NEAR(y[e], ref[e], 1e-13) << e;
-    // A batched call in between keeps its own plans; the 2D plans are reused after it.
+    // A batched call in between keeps its own plans; the 2D plans are reused after it, and
+    // shift 0 gives the plain product.
     std::vector<double> line_eig(nx / 2 + 1, 1.0 / static_cast<double>(nx)), line_y(nx, 0.0);
     fk::CirculantBatch b;
     b.lines = 1;
@@ -194,12 +194,13 @@ TEST(kernels_circulant_test, TwoDimensionalCirculantIsTheBlockCirculantProduct) 
     b.y = line_y.data();
     fk::circulant_batched_host(b, ws);
     for (std::size_t i = 0; i < nx; ++i) EXPECT_NEAR(line_y[i], x[i], 1e-14) << i;
-    std::vector<double> y2(nx * ny, 0.0);
+    std::vector<double> y2(nx * ny, 3.0);
     p.y = y2.data();
+    p.shift = 0.0;
     p.scale = 1.0;
     fk::circulant_2d_host(p, ws);
     for (std::size_t e = 0; e < y.size(); ++e) {
-      EXPECT_NEAR(y[e], 0.5 * static_cast<double>(e % 3) + scale * y2[e], 1e-13) << e;
+      EXPECT_NEAR(shift * x[e] + scale * y2[e], ref[e], 1e-13) << e;
     }
   }
 }

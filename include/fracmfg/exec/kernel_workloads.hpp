@@ -80,8 +80,7 @@ Workload circulant_batched_workload(KernelId kernel, std::int64_t lines, std::in
                                     std::int64_t fft_length);
 
 /// kernels::circulant_2d_*: one real 2D transform pair over ny x nx values. The cuda path
-/// copies the grid and the products over and the products back, and the ny (nx/2 + 1)
-/// eigenvalues.
+/// copies the grid and the ny (nx/2 + 1) eigenvalues over and the product back.
 Workload circulant_2d_workload(KernelId kernel, std::int64_t nx, std::int64_t ny);
 
 /// The number of items of one batch when `items` are processed in `chunks` pieces

@@ -94,8 +94,8 @@ class RieszOperator {
   void apply(const double* x, double* y, double sigma, double kappa, double kappa_exterior);
 
   /// y = (sigma I + kappa C)^-1 x at the unknowns (C: the circulant of `kind`; the exact
-  /// operator when periodic) and y = x at the boundary points. Eigenvalues of sigma +
-  /// kappa C below sigma (a Strang circulant may have small negative ones) are raised to
+  /// operator when periodic) and y = x at the boundary points (y may not alias x). Eigenvalues of
+  /// sigma + kappa C below sigma (a Strang circulant may have small negative ones) are raised to
   /// sigma, so the preconditioner stays positive definite.
   void apply_circulant_inverse(CirculantKind kind, const double* x, double* y, double sigma,
                                double kappa);

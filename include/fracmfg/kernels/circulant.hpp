@@ -15,15 +15,15 @@
 // L/2 + 1 real values lambda_k / L (the inverse transform's 1/L folded in; real because C is
 // symmetric).
 //
-// circulant_2d: one (ny, nx) array (x fastest) times one symmetric block circulant with
-// circulant blocks (BCCB), diagonal in the 2D discrete Fourier basis:
+// circulant_2d: one (ny, nx) array (x fastest) times a shifted symmetric block circulant
+// with circulant blocks (BCCB), diagonal in the 2D discrete Fourier basis:
 //
-//     y += scale * F2^-1 diag(lambda) F2 x,
+//     y = shift * x + scale * F2^-1 diag(lambda) F2 x      (y overwritten),
 //
 // `eigenvalues` holding ny (nx/2 + 1) real values lambda_{ky,kx} / (nx ny) on the half
 // spectrum of the real 2D transform (row ky, column kx; the 1/(nx ny) of the inverse
-// transform folded in). The Riesz operator's 2D periodic operator and its 2D circulant
-// preconditioner's inverse (frac/riesz_operator.hpp).
+// transform folded in). The Riesz operator's 2D periodic operator sigma I + kappa A and its
+// 2D circulant preconditioner's inverse (shift 0; frac/riesz_operator.hpp).
 //
 // Per frequency and per value both backends run the same bodies
 // (kernels/circulant_item.hpp); the transforms are FFTW's (host) and cuFFT's (device), so
@@ -65,7 +65,8 @@ struct Circulant2d {
   std::int64_t ny = 0;                  ///< >= 0 rows
   const double* eigenvalues = nullptr;  ///< ny (nx/2 + 1) values lambda_{ky,kx} / (nx ny)
   const double* x = nullptr;            ///< value (j, i) at x + j * nx + i
-  double* y = nullptr;                  ///< same layout (+=); may not alias x
+  double* y = nullptr;                  ///< same layout (overwritten); may not alias x
+  double shift = 0.0;                   ///< y = shift x + scale C x
   double scale = 1.0;
 };
 

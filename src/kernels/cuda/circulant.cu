@@ -39,6 +39,13 @@ __global__ void extract_kernel(std::int64_t total, std::int64_t fft_length, std:
   }
 }
 
+__global__ void shift_store_kernel(std::int64_t values, double shift, double scale, const double* x,
+                                   const double* product, double* y) {
+  for (std::int64_t e = global_thread(); e < values; e += grid_threads()) {
+    detail::circulant_shift_store_item(e, shift, scale, x, product, y);
+  }
+}
+
 FftPlanKey plan_key(int device, std::int64_t length, std::int64_t batch, cufftType type) {
   FftPlanKey k;
   k.device = device;
@@ -103,22 +110,25 @@ void circulant_2d(const Circulant2d& p, int device, ResourceCache* cache) {
   const std::int64_t frequencies = (p.nx / 2 + 1) * p.ny;
   const FftPlanRef forward(cache, plan_key_2d(device, p.nx, p.ny, CUFFT_D2Z));
   const FftPlanRef backward(cache, plan_key_2d(device, p.nx, p.ny, CUFFT_Z2D));
+  auto d_x = device_alloc<double>(sz(values), "cudaMalloc (grid)");
   auto d_y = device_alloc<double>(sz(values), "cudaMalloc (products)");
-  auto d_grid = device_alloc<double>(sz(values), "cudaMalloc (grid)");
+  auto d_grid = device_alloc<double>(sz(values), "cudaMalloc (transform input)");
   auto d_spectrum = device_alloc<cufftDoubleComplex>(sz(frequencies), "cudaMalloc (spectrum)");
   auto d_eigen = device_alloc<double>(sz(frequencies), "cudaMalloc (eigenvalues)");
-  // The grid is one unpadded line of nx ny values: x goes straight into the transform's
-  // input, the pad item would only copy it.
-  copy_to_device(d_grid.get(), p.x, sz(values), "copy of the grid");
-  copy_to_device(d_y.get(), p.y, sz(values), "copy of the products");
+  copy_to_device(d_x.get(), p.x, sz(values), "copy of the grid");
   copy_to_device(d_eigen.get(), p.eigenvalues, sz(frequencies), "copy of the eigenvalues");
+  // The grid is one unpadded line of nx ny values. cuFFT's D2Z may overwrite its input, so
+  // it transforms a copy and x stays for the shift term.
+  cuda_check(
+      cudaMemcpy(d_grid.get(), d_x.get(), sz(values) * sizeof(double), cudaMemcpyDeviceToDevice),
+      "copy of the grid on the device");
   cufft_check(cufftExecD2Z(forward.get(), d_grid.get(), d_spectrum.get()), "cufftExecD2Z");
   multiply_kernel<<<grid_blocks(frequencies, threads_per_block), threads_per_block>>>(
       frequencies, frequencies, d_eigen.get(), reinterpret_cast<double*>(d_spectrum.get()));
   cuda_check(cudaGetLastError(), "multiply kernel launch");
   cufft_check(cufftExecZ2D(backward.get(), d_spectrum.get(), d_grid.get()), "cufftExecZ2D");
-  extract_kernel<<<grid_blocks(values, threads_per_block), threads_per_block>>>(
-      values, values, values, p.scale, d_grid.get(), d_y.get());
+  shift_store_kernel<<<grid_blocks(values, threads_per_block), threads_per_block>>>(
+      values, p.shift, p.scale, d_x.get(), d_grid.get(), d_y.get());
   cuda_sync_check("2D circulant product");
   copy_to_host(p.y, d_y.get(), sz(values), "copy of the products");
 }

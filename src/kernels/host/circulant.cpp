@@ -143,7 +143,7 @@ void circulant_2d_host(const Circulant2d& p, CirculantWorkspace& workspace) {
   w.prepare_2d(p.nx, p.ny);
   // The whole grid is one "line" of nx ny values (no padding) whose spectrum has ny (nx/2 +
   // 1) frequencies in FFTW's r2c layout, the same flat layout as the eigenvalues: the
-  // batched kernel's item bodies serve unchanged, parallel over rows here.
+  // batched kernel's load and multiply items serve unchanged, parallel over rows here.
   const std::int64_t nx = p.nx;
   const std::int64_t values = p.nx * p.ny;
   const std::int64_t half = p.nx / 2 + 1;
@@ -151,6 +151,7 @@ void circulant_2d_host(const Circulant2d& p, CirculantWorkspace& workspace) {
   const double* x = p.x;
   double* y = p.y;
   const double* eigenvalues = p.eigenvalues;
+  const double shift = p.shift;
   const double scale = p.scale;
   double* grid = w.grid_2d.get();
   double* spectrum = reinterpret_cast<double*>(w.spectrum_2d.get());
@@ -169,9 +170,9 @@ void circulant_2d_host(const Circulant2d& p, CirculantWorkspace& workspace) {
       });
   Kokkos::fence();
   fftw_execute(w.backward_2d.get());
-  Kokkos::parallel_for("fracmfg::circulant_2d_extract", HostPolicy(0, p.ny), [=](std::int64_t row) {
+  Kokkos::parallel_for("fracmfg::circulant_2d_store", HostPolicy(0, p.ny), [=](std::int64_t row) {
     for (std::int64_t k = row * nx; k < (row + 1) * nx; ++k) {
-      detail::circulant_extract_item(0, k, values, values, scale, grid, y);
+      detail::circulant_shift_store_item(k, shift, scale, x, grid, y);
     }
   });
   Kokkos::fence();
