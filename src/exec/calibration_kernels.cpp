@@ -508,6 +508,50 @@ CalibrationCase circulant_case(std::int64_t n, bool embedding) {
   return c;
 }
 
+// --- the 2D transforms of the Riesz operator (kernels::circulant_2d): the periodic operator
+// sigma I + kappa A on a square grid of about n points.
+CalibrationCase circulant_2d_case(std::int64_t n) {
+  struct Data {
+    kernels::Circulant2d product;
+    std::vector<double> eig, x, y;
+    kernels::CirculantWorkspace host_ws;
+    std::unique_ptr<kernels::CirculantWorkspace> cuda_ws;
+    int cuda_device = -1;
+    Resources* cuda_resources = nullptr;
+  };
+  auto d = std::make_shared<Data>();
+  const auto side = std::max<std::int64_t>(
+      2, static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n)))));
+  const std::int64_t frequencies = (side / 2 + 1) * side;
+  const double inv = 1.0 / static_cast<double>(side * side);
+  d->eig = uniform(static_cast<std::size_t>(frequencies), 0.5 * inv, inv, 83);
+  d->x = uniform(static_cast<std::size_t>(side * side), -1.0, 1.0, 84);
+  d->y.assign(static_cast<std::size_t>(side * side), 0.0);
+  kernels::Circulant2d& p = d->product;
+  p.nx = side;
+  p.ny = side;
+  p.eigenvalues = d->eig.data();
+  p.x = d->x.data();
+  p.y = d->y.data();
+  p.shift = 1.0;
+  p.scale = 1e-3;
+  CalibrationCase c;
+  c.workload = circulant_2d_workload(KernelId{}, side, side);
+  c.host = [d] { kernels::circulant_2d_host(d->product, d->host_ws); };
+  c.cuda = [d](int device, Resources* r) {
+    if (!d->cuda_ws || d->cuda_device != device || d->cuda_resources != r) {
+      kernels::CirculantOptions o;
+      o.cuda_device = device;
+      o.cuda_resources = r;
+      d->cuda_ws = std::make_unique<kernels::CirculantWorkspace>(o);
+      d->cuda_device = device;
+      d->cuda_resources = r;
+    }
+    kernels::circulant_2d_cuda(d->product, *d->cuda_ws);
+  };
+  return c;
+}
+
 }  // namespace
 
 std::vector<CalibratedKernel> calibration_kernels() {
@@ -564,6 +608,10 @@ std::vector<CalibratedKernel> calibration_kernels() {
                "space-fractional PDE: one circulant of n values inverted by FFT (the 1D "
                "preconditioner)",
                56.0, [](std::int64_t n) { return circulant_case(n, false); }});
+  k.push_back({kn::fpde_circulant_2d,
+               "space-fractional operator on a sqrt(n) x sqrt(n) periodic grid: one real 2D "
+               "transform pair (the 2D periodic operator and circulant inverses)",
+               48.0, circulant_2d_case});
   return k;
 }
 

@@ -202,7 +202,7 @@ struct RieszOperator::Impl {
   std::vector<double> tail;  // tail[m] = S(m) = sum_{k >= m} g_k, m >= 1
   // placement of the FFT products (set_selector)
   exec::Selector* selector = nullptr;
-  exec::KernelId product_kernel, pc_kernel;
+  exec::KernelId product_kernel, pc_kernel, grid2d_kernel;
   // Dirichlet
   std::unique_ptr<CirculantLines> tx, ty;
   // 1D: the periodic operator, and the circulant preconditioner's inverse (both len = m)
@@ -351,6 +351,7 @@ void RieszOperator::set_selector(exec::Selector* selector) {
   if (selector != nullptr) {
     m.product_kernel = selector->kernel(exec::kernel_names::fpde_riesz_product);
     m.pc_kernel = selector->kernel(exec::kernel_names::fpde_circulant_pc);
+    m.grid2d_kernel = selector->kernel(exec::kernel_names::fpde_circulant_2d);
   }
 }
 
@@ -365,7 +366,7 @@ void RieszOperator::apply(const double* x, double* y, double sigma, double kappa
   }
   if (m.periodic) {
     // y = sigma x + kappa C x, C the 2D periodic operator (eigenvalues lam_x + lam_y).
-    m.grid2d->apply(m.operator2d, x, y, sigma, kappa, m.selector, m.product_kernel);
+    m.grid2d->apply(m.operator2d, x, y, sigma, kappa, m.selector, m.grid2d_kernel);
     return;
   }
   // Unknowns into a compact (my, mx) array.
@@ -454,7 +455,7 @@ void RieszOperator::apply_circulant_inverse(CirculantKind kind, const double* x,
   }
   if (m.periodic) {
     // Every point is an unknown: the grid itself is the (my, mx) array.
-    m.grid2d->apply(m.inverse2d, x, y, 0.0, 1.0, m.selector, m.pc_kernel);
+    m.grid2d->apply(m.inverse2d, x, y, 0.0, 1.0, m.selector, m.grid2d_kernel);
     return;
   }
   std::copy(x, x + m.nx * m.ny, y);
@@ -463,7 +464,7 @@ void RieszOperator::apply_circulant_inverse(CirculantKind kind, const double* x,
       m.work_in[j * m.mx + i] = x[m.index(i + m.ix0, j + m.iy0)];
   }
   m.grid2d->apply(m.inverse2d, m.work_in.data(), m.work_out.data(), 0.0, 1.0, m.selector,
-                  m.pc_kernel);
+                  m.grid2d_kernel);
   for (std::size_t j = 0; j < m.my; ++j) {
     for (std::size_t i = 0; i < m.mx; ++i)
       y[m.index(i + m.ix0, j + m.iy0)] = m.work_out[j * m.mx + i];

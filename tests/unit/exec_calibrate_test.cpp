@@ -56,7 +56,7 @@ TEST(exec_calibrate_test, RegistryHoldsTheExportedKernelNamesOnce) {
       kn::tridiag_batched,       kn::kde_binned_1d,     kn::kde_binned_2d,   kn::history_fft,
       kn::mfg_particle_kde,      kn::mfg_particle_step, kn::mfg_hjb_rows,    kn::mfg_fp_rows,
       kn::mfg_nonlocal_coupling, kn::fpde_soe_history,  kn::fpde_l1_history, kn::fpde_riesz_product,
-      kn::fpde_circulant_pc};
+      kn::fpde_circulant_pc,     kn::fpde_circulant_2d};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   for (const fe::CalibratedKernel& k : fe::calibration_kernels()) {
@@ -137,14 +137,16 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
     ff::FpdeSolver fpde(MPI_COMM_SELF, ff::fpde_problem_from_config(fpde_config), fo);
     fpde.solve();
   }
-  // ... and the space-fractional one's FFT products (shell matrix, circulant preconditioner).
-  {
+  // ... and the space-fractional one's FFT products (shell matrix, circulant preconditioner),
+  // in 1D (lines) and in 2D (the circulant inverse is one 2D transform pair).
+  for (const char* domain : {"{length: [1.0], boundary: dirichlet}\n  grid: {points: [65]}\n",
+                             "{length: [1.0, 1.0], boundary: dirichlet}\n"
+                             "  grid: {points: [17, 13]}\n"}) {
     const fracmfg::io::FpdeConfig riesz_config =
         fracmfg::io::Deck::from_string(
-            "problem: fpde\nfpde:\n  type: space_fractional\n  order: 1.5\n"
-            "  diffusivity: 1.0\n  initial: \"sin(pi*x)\"\n"
-            "  domain: {length: [1.0], boundary: dirichlet}\n"
-            "  grid: {points: [65]}\n  time: {horizon: 0.1, steps: 4}\n",
+            std::string("problem: fpde\nfpde:\n  type: space_fractional\n  order: 1.5\n"
+                        "  diffusivity: 1.0\n  initial: \"sin(pi*x)\"\n  domain: ") +
+                domain + "  time: {horizon: 0.1, steps: 4}\n",
             "fpde_riesz_names.yaml")
             .fpde();
     ff::FpdeSolverOptions fo;
@@ -167,7 +169,7 @@ TEST(exec_calibrate_test, SolversDispatchOnlyRegisteredKernelNames) {
   for (const char* name :
        {kn::mfg_particle_kde, kn::mfg_particle_step, kn::mfg_hjb_rows, kn::mfg_fp_rows,
         kn::mfg_nonlocal_coupling, kn::history_fft, kn::fpde_soe_history, kn::fpde_l1_history,
-        kn::fpde_riesz_product, kn::fpde_circulant_pc}) {
+        kn::fpde_riesz_product, kn::fpde_circulant_pc, kn::fpde_circulant_2d}) {
     EXPECT_NE(std::find(used.begin(), used.end(), name), used.end())
         << "the solvers no longer dispatch '" << name << "'";
   }

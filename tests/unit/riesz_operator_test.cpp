@@ -9,7 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <string>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
@@ -215,12 +215,15 @@ TEST(RieszOperator, ASelectorOnTheHostGivesTheSameProducts) {
   compare_placed(selector, 0.0);
   const auto product = selector.model().find_kernel(fe::kernel_names::fpde_riesz_product);
   const auto pc = selector.model().find_kernel(fe::kernel_names::fpde_circulant_pc);
+  const auto grid2d = selector.model().find_kernel(fe::kernel_names::fpde_circulant_2d);
   ASSERT_TRUE(product.has_value());
   ASSERT_TRUE(pc.has_value());
-  // Per apply: 1D one product, 2D Dirichlet one per direction, 2D periodic one 2D
-  // product; one circulant inverse per application in every shape.
-  EXPECT_EQ(selector.stats(*product, fe::Backend::cpu).calls, 4u * (1 + 1 + 2 + 1));
-  EXPECT_EQ(selector.stats(*pc, fe::Backend::cpu).calls, 4u * 4);
+  ASSERT_TRUE(grid2d.has_value());
+  // Per apply and inverse: 1D one product and one inverse (lines); 2D Dirichlet one product
+  // per direction (lines) and one 2D inverse; 2D periodic one 2D product and one 2D inverse.
+  EXPECT_EQ(selector.stats(*product, fe::Backend::cpu).calls, 4u * (1 + 1 + 2));
+  EXPECT_EQ(selector.stats(*pc, fe::Backend::cpu).calls, 4u * 2);
+  EXPECT_EQ(selector.stats(*grid2d, fe::Backend::cpu).calls, 4u * 3);
 }
 
 TEST(RieszOperator, AFailingDeviceFallsBackToTheHostProducts) {
@@ -238,18 +241,18 @@ TEST(RieszOperator, AFailingDeviceFallsBackToTheHostProducts) {
       riesz_selector_config(fe::BackendChoice::cuda),
       fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
   compare_placed(selector, real_device ? 1e-12 : 0.0);
-  for (const char* name :
-       {fe::kernel_names::fpde_riesz_product, fe::kernel_names::fpde_circulant_pc}) {
+  const std::pair<const char*, unsigned> kernels[] = {{fe::kernel_names::fpde_riesz_product, 16u},
+                                                      {fe::kernel_names::fpde_circulant_pc, 8u},
+                                                      {fe::kernel_names::fpde_circulant_2d, 12u}};
+  for (const auto& [name, calls] : kernels) {
     const auto kernel = selector.model().find_kernel(name);
     ASSERT_TRUE(kernel.has_value()) << name;
     if (!real_device) {
       EXPECT_EQ(selector.stats(*kernel, fe::Backend::cuda).failures, 3u) << name;
       EXPECT_TRUE(selector.cuda_disabled(*kernel)) << name;
-      // Every call ran on the host in the end: the batched lines, and the 2D transforms
-      // after the device was given up.
-      EXPECT_EQ(selector.stats(*kernel, fe::Backend::cpu).calls,
-                std::string(name) == fe::kernel_names::fpde_riesz_product ? 20u : 16u)
-          << name;
+      // Every call ran on the host in the end: the three failed tries and the calls after
+      // the device was given up.
+      EXPECT_EQ(selector.stats(*kernel, fe::Backend::cpu).calls, calls) << name;
     }
   }
 }

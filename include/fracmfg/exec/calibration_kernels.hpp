@@ -43,7 +43,7 @@ struct CalibratedKernel {
 /// The registry: tridiag_batched, kde_binned_1d, kde_binned_2d, history_fft,
 /// mfg_particle_kde, mfg_particle_step, mfg_hjb_rows, mfg_fp_rows, mfg_nonlocal_coupling,
 /// fpde_soe_history, fpde_l1_history,
-/// fpde_riesz_product, fpde_circulant_pc (in this order).
+/// fpde_riesz_product, fpde_circulant_pc, fpde_circulant_2d (in this order).
 /// Builds a new list per call.
 std::vector<CalibratedKernel> calibration_kernels();
 

@@ -33,6 +33,10 @@ inline constexpr const char* fpde_l1_history = "fpde_l1_history";
 inline constexpr const char* fpde_riesz_product = "fpde_riesz_product";
 /// frac::RieszOperator's 1D circulant preconditioner inverse (kernels::circulant_batched_*).
 inline constexpr const char* fpde_circulant_pc = "fpde_circulant_pc";
+/// frac::RieszOperator's 2D transforms (kernels::circulant_2d_*): the 2D periodic operator
+/// and the 2D circulant preconditioner inverse, one real 2D transform pair each (the 2D
+/// space-fractional PDE solver, the 2D fractional mean field game).
+inline constexpr const char* fpde_circulant_2d = "fpde_circulant_2d";
 /// kernels::tridiag_batched_* on its own (batched line solves).
 inline constexpr const char* tridiag_batched = "tridiag_batched";
 /// kernels::kde_binned_* on scattered samples, 1D and 2D.

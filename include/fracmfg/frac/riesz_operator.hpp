@@ -79,12 +79,12 @@ class RieszOperator {
   bool is_interior(std::size_t i, std::size_t j) const;
 
   /// Runs the FFT products through the rank's selector (kernels/circulant.hpp, host FFTW or
-  /// device cuFFT, plans cached per rank): the products of apply() under the name
-  /// fpde_riesz_product (the Toeplitz products as batches of lines, the 1D periodic
-  /// operator, the 2D periodic operator as one 2D transform), the circulant inverses of
-  /// apply_circulant_inverse() under fpde_circulant_pc (1D: one line; 2D: one 2D
-  /// transform). null (the default): the host kernels. The selector must outlive this
-  /// object or be replaced first.
+  /// device cuFFT, plans cached per rank), under three kernel names whose costs differ in
+  /// shape: fpde_riesz_product (apply()'s Toeplitz products as batches of lines, and the 1D
+  /// periodic operator), fpde_circulant_pc (the 1D circulant inverse, one line) and
+  /// fpde_circulant_2d (in 2D the periodic operator of apply() and every circulant inverse:
+  /// one real 2D transform pair each). null (the default): the host kernels. The selector
+  /// must outlive this object or be replaced first.
   void set_selector(exec::Selector* selector);
 
   /// y = sigma x + kappa T x_int + kappa_exterior E(x_boundary) at the unknowns and y = x at
