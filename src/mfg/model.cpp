@@ -60,6 +60,7 @@ struct Model::Impl {
   std::array<std::vector<double>, io::MfgConfig::Domain::kMaxSides> exit;
   std::array<std::size_t, io::MfgConfig::Domain::kMaxSides> exit_count{};
   mutable double work = 0.0;  // work_seconds()
+  bool account_work = false;  // work_accounting()
 
   // The field's values at the owned points at time t.
   std::vector<double> sample(const Field& field, double t) const {
@@ -338,6 +339,12 @@ double Model::work_seconds() const {
 }
 void Model::add_work(double seconds) const {
   impl_->work += seconds;
+}
+bool Model::work_accounting() const {
+  return impl_->account_work;
+}
+void Model::set_work_accounting(bool on) {
+  impl_->account_work = on;
 }
 
 double Model::mass(Vec v) const {

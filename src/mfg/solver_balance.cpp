@@ -86,6 +86,7 @@ void Solver::set_balance(const core::BalanceOptions& options) {
   if (options.interval < 0) throw Error("mfg: balance interval must be >= 0 (0: 1 iteration)");
   d.balance_options = options;
   d.rebalancer.reset();
+  d.model->set_work_accounting(false);
   if (!options.enabled) return;
   if (d.model->grid().dim > 2) {
     throw Error("mfg: the grid load balance is available for 1D and 2D grids");
@@ -96,6 +97,7 @@ void Solver::set_balance(const core::BalanceOptions& options) {
   ro.min_per_rank = 2;  // the stencil width (1) and the walls' mirrored ghosts
   d.rebalancer =
       std::make_unique<exec::Rebalancer>(d.comm, ro, d.log, exec::dmda_layout(d.model->dm()));
+  d.model->set_work_accounting(true);
   d.window_start = exec::sched_sample();
   d.window_work = d.model->work_seconds();
 }
@@ -142,6 +144,7 @@ void Solver::Impl::balance(int it) {
 
 void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
   auto next = std::make_unique<Model>(comm, problem(), lx, ly);
+  next->set_work_accounting(true);  // only the balance re-splits
   DM from = model->dm();
   DM to = next->dm();
   detail::State moved = migrate_state(from, x, to);

@@ -152,6 +152,34 @@ TEST_P(MfgBalance, BalancedRunEqualsStaticRun) {
   EXPECT_LT(dm, 1e-10);
 }
 
+// The row loops' CPU time (the balance's measure of a rank's speed) is counted only while a
+// balance observes it: reading the thread CPU clock is a system call, and a game without the
+// balance must not pay two per loop call. With the balance it is counted through re-splits
+// (each re-split builds a new model).
+TEST(MfgBalanceWork, GridWorkIsCountedOnlyWhileTheBalanceObservesIt) {
+  const auto cfg = fracmfg::io::Deck::from_string(kCases[0].deck, "balance.yaml").mfg();
+  {
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                       fracmfg::test::quiet_logger());
+    solver.solve();
+    EXPECT_FALSE(solver.model().work_accounting());
+    EXPECT_EQ(solver.model().work_seconds(), 0.0);
+  }
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
+  solver.set_balance(balanced(two_phase_speed));
+  EXPECT_TRUE(solver.model().work_accounting());
+  solver.solve();
+  EXPECT_TRUE(solver.model().work_accounting());
+  EXPECT_GT(solver.model().work_seconds(), 0.0);
+  if (world_size() > 1) {
+    EXPECT_GE(solver.resplits(), 1);
+  }
+  fracmfg::core::BalanceOptions off;
+  solver.set_balance(off);
+  EXPECT_FALSE(solver.model().work_accounting());
+}
+
 // A checkpoint written after re-splits (by every rank of the job) restarts on one rank and
 // ends where the uninterrupted static run ends.
 TEST_P(MfgBalance, CheckpointAfterResplitRestartsOnOneRank) {

@@ -102,9 +102,14 @@ class Model {
   /// CPU time [s] of the calling thread spent so far in this model's local grid loops (the
   /// HJB residual and Jacobian rows, the Fokker-Planck rows): work that scales with the
   /// owned points and involves no communication, which the load balance compares between
-  /// ranks (mfg/solver.hpp). add_work() is called by those loops. Not collective.
+  /// ranks (mfg/solver.hpp). add_work() is called by those loops, only while
+  /// work_accounting() is on (off by default: reading a thread's CPU clock is a system call,
+  /// about 1 us in a virtual machine, twice per loop call). Not collective.
   double work_seconds() const;
   void add_work(double seconds) const;
+  bool work_accounting() const;
+  /// The load balance switches the accounting on for the model it observes.
+  void set_work_accounting(bool on);
 
  private:
   struct Impl;
