@@ -19,6 +19,13 @@ namespace fracmfg::kernels {
 namespace {
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelCirculant2dLoad{"fracmfg::circulant_2d_load"};
+const std::string kLabelCirculant2dMultiply{"fracmfg::circulant_2d_multiply"};
+const std::string kLabelCirculant2dStore{"fracmfg::circulant_2d_store"};
+const std::string kLabelCirculantExtract{"fracmfg::circulant_extract"};
+const std::string kLabelCirculantMultiply{"fracmfg::circulant_multiply"};
+const std::string kLabelCirculantPad{"fracmfg::circulant_pad"};
 constexpr const char* kNoPlan = "circulant_batched_host: FFTW could not create a plan";
 constexpr const char* kNoPlan2d = "circulant_2d_host: FFTW could not create a plan";
 }  // namespace
@@ -97,7 +104,7 @@ CudaResources& CirculantWorkspace::cuda_resources() {
 }
 
 void check_circulant_batch(const CirculantBatch& b, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (b.lines < 0 || b.length < 0) {
     throw Error(who + ": negative size (" + std::to_string(b.lines) + " lines of " +
                 std::to_string(b.length) + ")");
@@ -118,7 +125,7 @@ void check_circulant_batch(const CirculantBatch& b, const char* caller) {
 }
 
 void check_circulant_2d(const Circulant2d& p, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (p.nx < 0 || p.ny < 0) {
     throw Error(who + ": negative size (" + std::to_string(p.ny) + " rows of " +
                 std::to_string(p.nx) + ")");
@@ -155,22 +162,21 @@ void circulant_2d_host(const Circulant2d& p, CirculantWorkspace& workspace) {
   const double scale = p.scale;
   double* grid = w.grid_2d.get();
   double* spectrum = reinterpret_cast<double*>(w.spectrum_2d.get());
-  Kokkos::parallel_for("fracmfg::circulant_2d_load", HostPolicy(0, p.ny), [=](std::int64_t row) {
+  Kokkos::parallel_for(kLabelCirculant2dLoad, HostPolicy(0, p.ny), [=](std::int64_t row) {
     for (std::int64_t k = row * nx; k < (row + 1) * nx; ++k) {
       detail::circulant_pad_item(0, k, values, values, x, grid);
     }
   });
   Kokkos::fence();
   fftw_execute(w.forward_2d.get());
-  Kokkos::parallel_for(
-      "fracmfg::circulant_2d_multiply", HostPolicy(0, p.ny), [=](std::int64_t row) {
-        for (std::int64_t k = row * half; k < (row + 1) * half; ++k) {
-          detail::circulant_multiply_item(0, k, frequencies, eigenvalues, spectrum);
-        }
-      });
+  Kokkos::parallel_for(kLabelCirculant2dMultiply, HostPolicy(0, p.ny), [=](std::int64_t row) {
+    for (std::int64_t k = row * half; k < (row + 1) * half; ++k) {
+      detail::circulant_multiply_item(0, k, frequencies, eigenvalues, spectrum);
+    }
+  });
   Kokkos::fence();
   fftw_execute(w.backward_2d.get());
-  Kokkos::parallel_for("fracmfg::circulant_2d_store", HostPolicy(0, p.ny), [=](std::int64_t row) {
+  Kokkos::parallel_for(kLabelCirculant2dStore, HostPolicy(0, p.ny), [=](std::int64_t row) {
     for (std::int64_t k = row * nx; k < (row + 1) * nx; ++k) {
       detail::circulant_shift_store_item(k, shift, scale, x, grid, y);
     }
@@ -195,27 +201,25 @@ void circulant_batched_host(const CirculantBatch& b, CirculantWorkspace& workspa
   double* padded = w.padded.get();
   double* spectrum = reinterpret_cast<double*>(w.spectrum.get());
   // One line per iteration, its items in order.
-  Kokkos::parallel_for("fracmfg::circulant_pad", HostPolicy(0, b.lines), [=](std::int64_t line) {
+  Kokkos::parallel_for(kLabelCirculantPad, HostPolicy(0, b.lines), [=](std::int64_t line) {
     for (std::int64_t k = 0; k < fft_length; ++k) {
       detail::circulant_pad_item(line, k, fft_length, length, x, padded);
     }
   });
   Kokkos::fence();
   fftw_execute(w.forward.get());
-  Kokkos::parallel_for(
-      "fracmfg::circulant_multiply", HostPolicy(0, b.lines), [=](std::int64_t line) {
-        for (std::int64_t k = 0; k < frequencies; ++k) {
-          detail::circulant_multiply_item(line, k, frequencies, eigenvalues, spectrum);
-        }
-      });
+  Kokkos::parallel_for(kLabelCirculantMultiply, HostPolicy(0, b.lines), [=](std::int64_t line) {
+    for (std::int64_t k = 0; k < frequencies; ++k) {
+      detail::circulant_multiply_item(line, k, frequencies, eigenvalues, spectrum);
+    }
+  });
   Kokkos::fence();
   fftw_execute(w.backward.get());
-  Kokkos::parallel_for(
-      "fracmfg::circulant_extract", HostPolicy(0, b.lines), [=](std::int64_t line) {
-        for (std::int64_t k = 0; k < length; ++k) {
-          detail::circulant_extract_item(line, k, fft_length, length, scale, padded, y);
-        }
-      });
+  Kokkos::parallel_for(kLabelCirculantExtract, HostPolicy(0, b.lines), [=](std::int64_t line) {
+    for (std::int64_t k = 0; k < length; ++k) {
+      detail::circulant_extract_item(line, k, fft_length, length, scale, padded, y);
+    }
+  });
   Kokkos::fence();
 }
 

@@ -26,6 +26,11 @@ namespace {
 
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelHistoryDirectHost{"fracmfg::history_direct_host"};
+const std::string kLabelHistoryExtractHost{"fracmfg::history_extract_host"};
+const std::string kLabelHistoryMultiplyHost{"fracmfg::history_multiply_host"};
+const std::string kLabelHistoryPadHost{"fracmfg::history_pad_host"};
 
 constexpr int kPack = 8;  // components per work item of the direct sum
 constexpr int kTile = 8;  // components per work item of the FFT path's transposes
@@ -126,7 +131,7 @@ CudaResources& HistoryWorkspace::cuda_resources() {
 // --- checks ------------------------------------------------------------------------------
 
 void check_history_block(const HistoryBlock& b, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (b.components < 0 || b.signal_rows < 0 || b.output_rows < 0) {
     throw Error(who + ": negative size (components " + str(b.components) + ", signal rows " +
                 str(b.signal_rows) + ", output rows " + str(b.output_rows) + ")");
@@ -153,7 +158,7 @@ void check_history_block(const HistoryBlock& b, const char* caller) {
 
 void check_history_fft(const HistoryBlock& b, const HistorySpectra& s, const char* caller) {
   check_history_block(b, caller);
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (b.components == 0 || b.output_rows == 0 || b.signal_rows == 0) return;
   if (b.offset != b.signal_rows) {
     throw Error(who +
@@ -229,11 +234,10 @@ void history_direct_host(const HistoryBlock& b, const HistoryWeights& w) {
   double* out1 = rules == 2 ? b.output[1] : b.output[0];
   const std::int64_t full = c / kPack;
   if (full > 0) {
-    Kokkos::parallel_for("fracmfg::history_direct_host", HostPolicy(0, full),
-                         [=](const std::int64_t q) {
-                           detail::history_direct_pack<kPack>(q * kPack, stride, m, p, offset,
-                                                              rules, f, k0, k1, out0, out1);
-                         });
+    Kokkos::parallel_for(kLabelHistoryDirectHost, HostPolicy(0, full), [=](const std::int64_t q) {
+      detail::history_direct_pack<kPack>(q * kPack, stride, m, p, offset, rules, f, k0, k1, out0,
+                                         out1);
+    });
   }
   // The remaining components one by one (same arithmetic per component).
   for (std::int64_t i = full * kPack; i < c; ++i) {
@@ -267,24 +271,22 @@ void history_fft_host(const HistoryBlock& b, const HistorySpectra& s, HistoryWor
     double* product = reinterpret_cast<double*>(impl.product.get());
     const double* signal = b.signal + c0;
     const std::int64_t tiles = (cc + kTile - 1) / kTile;
-    Kokkos::parallel_for(
-        "fracmfg::history_pad_host", HostPolicy(0, tiles), [=](const std::int64_t q) {
-          const int count = static_cast<int>(std::min<std::int64_t>(kTile, cc - q * kTile));
-          detail::history_pad_tile<kTile>(q * kTile, count, length, m, stride, signal, padded);
-        });
+    Kokkos::parallel_for(kLabelHistoryPadHost, HostPolicy(0, tiles), [=](const std::int64_t q) {
+      const int count = static_cast<int>(std::min<std::int64_t>(kTile, cc - q * kTile));
+      detail::history_pad_tile<kTile>(q * kTile, count, length, m, stride, signal, padded);
+    });
     fftw_execute_dft_r2c(plans.forward.get(), padded, impl.spectrum.get());
     for (int r = 0; r < b.rules; ++r) {
       const double* weights = s.spectrum[r];
-      Kokkos::parallel_for(
-          "fracmfg::history_multiply_host", HostPolicy(0, cc), [=](const std::int64_t i) {
-            for (std::int64_t k = 0; k < frequencies; ++k) {
-              detail::history_multiply_value(i * frequencies + k, k, spectrum, weights, product);
-            }
-          });
+      Kokkos::parallel_for(kLabelHistoryMultiplyHost, HostPolicy(0, cc), [=](const std::int64_t i) {
+        for (std::int64_t k = 0; k < frequencies; ++k) {
+          detail::history_multiply_value(i * frequencies + k, k, spectrum, weights, product);
+        }
+      });
       fftw_execute_dft_c2r(plans.backward.get(), impl.product.get(), conv);
       double* out = b.output[r] + c0;
       Kokkos::parallel_for(
-          "fracmfg::history_extract_host", HostPolicy(0, tiles), [=](const std::int64_t q) {
+          kLabelHistoryExtractHost, HostPolicy(0, tiles), [=](const std::int64_t q) {
             const int count = static_cast<int>(std::min<std::int64_t>(kTile, cc - q * kTile));
             detail::history_extract_tile<kTile>(q * kTile, count, p, stride, length, m, conv, out);
           });

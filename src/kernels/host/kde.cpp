@@ -22,8 +22,11 @@ namespace {
 
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelKdeBinHost{"fracmfg::kde_bin_host"};
+const std::string kLabelKdeExactHost{"fracmfg::kde_exact_host"};
 
-void check_axis(const KdeAxis& a, const std::string& who, const char* name) {
+void check_axis(const KdeAxis& a, detail::Who who, const char* name) {
   const std::string axis = who + ": axis " + name + ": ";
   if (a.points < 1) throw Error(axis + "needs at least one grid point");
   if (!(std::isfinite(a.origin))) throw Error(axis + "origin is not finite");
@@ -53,7 +56,7 @@ void bin_samples(const detail::KdePlan& plan, const KdeSamples& s, double* work)
   const double* x = s.x;
   const double* y = s.y;
   const double* w = s.weight;
-  Kokkos::parallel_for("fracmfg::kde_bin_host", HostPolicy(0, s.count), [=](const std::int64_t i) {
+  Kokkos::parallel_for(kLabelKdeBinHost, HostPolicy(0, s.count), [=](const std::int64_t i) {
     detail::kde_bin_sample(px, py, dim, x[i], dim == 2 ? y[i] : 0.0, w != nullptr ? w[i] : 1.0,
                            [&](std::int64_t q, double v) {
                              if constexpr (Atomic) {
@@ -89,7 +92,7 @@ void mirror_extend(const detail::KdePlan& plan, double* work) {
 
 void check_kde(const KdeGrid& grid, const KdeSamples& samples, const double* density,
                const KdeOptions& options, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (grid.dim != 1 && grid.dim != 2) {
     throw Error(who + ": dimension must be 1 or 2, got " + std::to_string(grid.dim));
   }
@@ -169,12 +172,12 @@ void kde_exact_host(const KdeGrid& grid, const KdeSamples& samples, double* dens
   const double* w = samples.weight;
   const std::int64_t gx = plan.x.points;
   if (grid.dim == 1) {
-    Kokkos::parallel_for("fracmfg::kde_exact_host", HostPolicy(0, gx), [=](const std::int64_t j) {
+    Kokkos::parallel_for(kLabelKdeExactHost, HostPolicy(0, gx), [=](const std::int64_t j) {
       density[j] = detail::kde_exact_point_1d(px, j, count, x, w);
     });
   } else {
     Kokkos::parallel_for(
-        "fracmfg::kde_exact_host", HostPolicy(0, gx * plan.y.points), [=](const std::int64_t j) {
+        kLabelKdeExactHost, HostPolicy(0, gx * plan.y.points), [=](const std::int64_t j) {
           density[j] = detail::kde_exact_point_2d(px, py, j % gx, j / gx, count, x, y, w);
         });
   }

@@ -17,6 +17,9 @@ namespace fracmfg::kernels {
 namespace {
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelL1Direct{"fracmfg::l1_direct"};
+const std::string kLabelSoeHistory{"fracmfg::soe_history"};
 
 /// Points per block.
 constexpr std::int64_t kBlock = 512;
@@ -27,7 +30,7 @@ std::int64_t blocks_of(std::int64_t points) {
 }  // namespace
 
 void check_soe_history(const SoeHistoryStep& s, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (s.points < 0 || s.terms < 0) {
     throw Error(who + ": negative size (" + std::to_string(s.points) + " points, " +
                 std::to_string(s.terms) + " terms)");
@@ -42,7 +45,7 @@ void check_soe_history(const SoeHistoryStep& s, const char* caller) {
 }
 
 void check_l1_direct(const L1DirectStep& s, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (s.points < 0 || s.levels < 0) {
     throw Error(who + ": negative size (" + std::to_string(s.points) + " points, " +
                 std::to_string(s.levels) + " levels)");
@@ -59,7 +62,7 @@ void soe_history_host(const SoeHistoryStep& s) {
   if (s.terms > 0 && s.modes == nullptr) throw Error(std::string(who) + ": null modes array");
   detail::require_kokkos(who);
   const SoeHistoryStep step = s;
-  Kokkos::parallel_for("fracmfg::soe_history", HostPolicy(0, blocks_of(step.points)),
+  Kokkos::parallel_for(kLabelSoeHistory, HostPolicy(0, blocks_of(step.points)),
                        [step](const std::int64_t b) {
                          const std::int64_t i0 = b * kBlock;
                          const std::int64_t i1 = std::min(step.points, i0 + kBlock);
@@ -77,7 +80,7 @@ void l1_direct_host(const L1DirectStep& s) {
   if (s.levels > 0 && s.past == nullptr) throw Error(std::string(who) + ": null past array");
   detail::require_kokkos(who);
   const L1DirectStep step = s;
-  Kokkos::parallel_for("fracmfg::l1_direct", HostPolicy(0, blocks_of(step.points)),
+  Kokkos::parallel_for(kLabelL1Direct, HostPolicy(0, blocks_of(step.points)),
                        [step](const std::int64_t b) {
                          const std::int64_t i0 = b * kBlock;
                          const std::int64_t i1 = std::min(step.points, i0 + kBlock);

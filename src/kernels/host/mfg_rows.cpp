@@ -17,8 +17,11 @@ namespace {
 
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelMfgFpRowsHost{"fracmfg::mfg_fp_rows_host"};
+const std::string kLabelMfgHjbRowsHost{"fracmfg::mfg_hjb_rows_host"};
 
-void check_block(const MfgBlock& b, const std::string& who) {
+void check_block(const MfgBlock& b, detail::Who who) {
   if (b.dim < 1 || b.dim > 3) throw Error(who + ": a 1D, 2D or 3D block expected");
   for (int a = 0; a < b.dim; ++a) {
     if (b.size[a] < 0 || b.points[a] < 1 || b.start[a] < 0 ||
@@ -46,7 +49,7 @@ std::int64_t mfg_block_values(const MfgBlock& b) {
 }
 
 void check_hjb_rows(const HjbRowsCall& c, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   check_block(c.block, who);
   const bool rows3 = c.sub != nullptr || c.diag != nullptr || c.super != nullptr;
   if (rows3 && (c.sub == nullptr || c.diag == nullptr || c.super == nullptr)) {
@@ -67,7 +70,7 @@ void check_hjb_rows(const HjbRowsCall& c, const char* caller) {
 }
 
 void check_fp_rows(const FpRowsCall& c, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   check_block(c.block, who);
   if (c.block.dim != 1 || !c.block.owned_1d) {
     throw Error(who + ": the Fokker-Planck rows are 1D, on owned values with ghosts");
@@ -91,7 +94,7 @@ double mfg_hjb_rows_host(const HjbRowsCall& c) {
   detail::hjb_kind(c, [&](auto kind) {
     using K = decltype(kind);
     Kokkos::parallel_reduce(
-        "fracmfg::mfg_hjb_rows_host", HostPolicy(0, lines),
+        kLabelMfgHjbRowsHost, HostPolicy(0, lines),
         [=](const std::int64_t line, double& acc) {
           // Local copies: the stores into the outputs cannot alias them, so the parameters
           // stay in registers and the line's sum accumulates in one (in the points' order).
@@ -128,7 +131,7 @@ void mfg_fp_rows_host(const FpRowsCall& c) {
   detail::require_kokkos(who);
   // One work item: the first and the last point apart, the interior loop without ghosts.
   const std::int64_t n = c.block.size[0];
-  Kokkos::parallel_for("fracmfg::mfg_fp_rows_host", HostPolicy(0, 1), [=](const std::int64_t) {
+  Kokkos::parallel_for(kLabelMfgFpRowsHost, HostPolicy(0, 1), [=](const std::int64_t) {
     const FpRowsCall call = c;
     if (n <= 2) {
       for (std::int64_t k = 0; k < n; ++k) detail::fp_rows_item(call, k);

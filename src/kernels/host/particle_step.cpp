@@ -19,8 +19,11 @@ namespace {
 
 using HostPolicy =
     Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelParticleBinHost{"fracmfg::particle_bin_host"};
+const std::string kLabelParticleMoveHost{"fracmfg::particle_move_host"};
 
-void check_axis(const ParticleAxis& a, const std::string& who, const char* name) {
+void check_axis(const ParticleAxis& a, detail::Who who, const char* name) {
   const std::string axis = who + ": axis " + name + ": ";
   if (a.points < 1) throw Error(axis + "needs at least one grid point");
   if (!(std::isfinite(a.spacing) && a.spacing > 0.0)) {
@@ -39,28 +42,26 @@ void step_particles(const ParticleStep& s) {
   ParticleStep c = s;
   if (Kind::draw || Kind::move) {
     c.bins = nullptr;
-    Kokkos::parallel_for("fracmfg::particle_move_host", HostPolicy(0, s.count),
-                         [=](const std::int64_t p) {
-                           detail::particle_item<Kind::dim, Kind::draw, Kind::move>(
-                               c, p, c.x, c.y, c.x, c.y, nullptr, nullptr);
-                         });
+    Kokkos::parallel_for(kLabelParticleMoveHost, HostPolicy(0, s.count), [=](const std::int64_t p) {
+      detail::particle_item<Kind::dim, Kind::draw, Kind::move>(c, p, c.x, c.y, c.x, c.y, nullptr,
+                                                               nullptr);
+    });
     c.bins = s.bins;
   }
   if (c.bins == nullptr) return;
-  Kokkos::parallel_for(
-      "fracmfg::particle_bin_host", HostPolicy(0, s.count), [=](const std::int64_t p) {
-        std::int64_t index[4];
-        std::int64_t mass[4];
-        const int n =
-            detail::particle_bin<Kind::dim>(c, c.x[p], Kind::dim == 2 ? c.y[p] : 0.0, index, mass);
-        for (int k = 0; k < n; ++k) {
-          if constexpr (Atomic) {
-            Kokkos::atomic_add(&c.bins[index[k]], mass[k]);
-          } else {
-            c.bins[index[k]] += mass[k];
-          }
-        }
-      });
+  Kokkos::parallel_for(kLabelParticleBinHost, HostPolicy(0, s.count), [=](const std::int64_t p) {
+    std::int64_t index[4];
+    std::int64_t mass[4];
+    const int n =
+        detail::particle_bin<Kind::dim>(c, c.x[p], Kind::dim == 2 ? c.y[p] : 0.0, index, mass);
+    for (int k = 0; k < n; ++k) {
+      if constexpr (Atomic) {
+        Kokkos::atomic_add(&c.bins[index[k]], mass[k]);
+      } else {
+        c.bins[index[k]] += mass[k];
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -78,7 +79,7 @@ std::int64_t particle_y_faces(const ParticleStep& s) {
 }
 
 void check_particle_step(const ParticleStep& s, bool device, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (s.dim != 1 && s.dim != 2) throw Error(who + ": dim must be 1 or 2");
   check_axis(s.axis[0], who, "x");
   if (s.dim == 2) check_axis(s.axis[1], who, "y");

@@ -14,13 +14,18 @@
 
 namespace fracmfg::kernels {
 
+namespace {
+// Kokkos takes a loop's label as a const std::string&: made once, not per call.
+const std::string kLabelTridiagBatchedHost{"fracmfg::tridiag_batched_host"};
+}  // namespace
+
 std::size_t tridiag_workspace_size(std::int64_t systems, std::int64_t size, bool cyclic) {
   if (systems <= 0 || size <= 0) return 0;
   return static_cast<std::size_t>(systems) * static_cast<std::size_t>(size) * (cyclic ? 2 : 1);
 }
 
 void check_tridiag_batch(const TridiagBatch& batch, const char* caller) {
-  const std::string who = caller;
+  const detail::Who who{caller};
   if (batch.systems < 0) {
     throw Error(who + ": negative number of systems (" + std::to_string(batch.systems) + ")");
   }
@@ -76,7 +81,7 @@ void tridiag_batched_host(const TridiagBatch& batch, const TridiagOptions& optio
   using Policy =
       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_reduce(
-      "fracmfg::tridiag_batched_host", Policy(0, packs),
+      kLabelTridiagBatchedHost, Policy(0, packs),
       [=](const std::int64_t p, std::int64_t& key) {
         const std::int64_t k0 = p * lanes;
         std::int64_t status[lanes] = {0, 0, 0, 0};
