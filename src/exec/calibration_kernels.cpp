@@ -458,6 +458,25 @@ CalibrationCase l1_direct_case(std::int64_t n) {
   return c;
 }
 
+/// The circulant cases' device workspace, made again when the device or the resource cache
+/// changes.
+struct CirculantCudaWorkspace {
+  kernels::CirculantWorkspace& get(int device, Resources* r) {
+    if (!ws || device_ != device || resources_ != r) {
+      kernels::CirculantOptions o;
+      o.cuda_device = device;
+      o.cuda_resources = r;
+      ws = std::make_unique<kernels::CirculantWorkspace>(o);
+      device_ = device;
+      resources_ = r;
+    }
+    return *ws;
+  }
+  std::unique_ptr<kernels::CirculantWorkspace> ws;
+  int device_ = -1;
+  Resources* resources_ = nullptr;
+};
+
 // --- the space-fractional PDE solver's FFT products (kernels/circulant.hpp). `embedding`:
 // Toeplitz products of lines of m = 1023 values (L = 2048) as the Riesz operator's shell
 // matrix makes them; otherwise one circulant of about n values (the 1D preconditioner).
@@ -466,9 +485,7 @@ CalibrationCase circulant_case(std::int64_t n, bool embedding) {
     kernels::CirculantBatch batch;
     std::vector<double> eig, x, y;
     kernels::CirculantWorkspace host_ws;
-    std::unique_ptr<kernels::CirculantWorkspace> cuda_ws;
-    int cuda_device = -1;
-    Resources* cuda_resources = nullptr;
+    CirculantCudaWorkspace cuda_ws;
   };
   auto d = std::make_shared<Data>();
   std::int64_t lines = 1, m = 1, len = 1;
@@ -495,15 +512,7 @@ CalibrationCase circulant_case(std::int64_t n, bool embedding) {
   c.workload = circulant_batched_workload(KernelId{}, lines, m, len);
   c.host = [d] { kernels::circulant_batched_host(d->batch, d->host_ws); };
   c.cuda = [d](int device, Resources* r) {
-    if (!d->cuda_ws || d->cuda_device != device || d->cuda_resources != r) {
-      kernels::CirculantOptions o;
-      o.cuda_device = device;
-      o.cuda_resources = r;
-      d->cuda_ws = std::make_unique<kernels::CirculantWorkspace>(o);
-      d->cuda_device = device;
-      d->cuda_resources = r;
-    }
-    kernels::circulant_batched_cuda(d->batch, *d->cuda_ws);
+    kernels::circulant_batched_cuda(d->batch, d->cuda_ws.get(device, r));
   };
   return c;
 }
@@ -515,9 +524,7 @@ CalibrationCase circulant_2d_case(std::int64_t n) {
     kernels::Circulant2d product;
     std::vector<double> eig, x, y;
     kernels::CirculantWorkspace host_ws;
-    std::unique_ptr<kernels::CirculantWorkspace> cuda_ws;
-    int cuda_device = -1;
-    Resources* cuda_resources = nullptr;
+    CirculantCudaWorkspace cuda_ws;
   };
   auto d = std::make_shared<Data>();
   const auto side = std::max<std::int64_t>(
@@ -539,15 +546,7 @@ CalibrationCase circulant_2d_case(std::int64_t n) {
   c.workload = circulant_2d_workload(KernelId{}, side, side);
   c.host = [d] { kernels::circulant_2d_host(d->product, d->host_ws); };
   c.cuda = [d](int device, Resources* r) {
-    if (!d->cuda_ws || d->cuda_device != device || d->cuda_resources != r) {
-      kernels::CirculantOptions o;
-      o.cuda_device = device;
-      o.cuda_resources = r;
-      d->cuda_ws = std::make_unique<kernels::CirculantWorkspace>(o);
-      d->cuda_device = device;
-      d->cuda_resources = r;
-    }
-    kernels::circulant_2d_cuda(d->product, *d->cuda_ws);
+    kernels::circulant_2d_cuda(d->product, d->cuda_ws.get(device, r));
   };
   return c;
 }
