@@ -125,7 +125,7 @@ DmPtr create_dmda_like(DM old_da, const std::vector<PetscInt>& lx,
   return da;
 }
 
-void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec) {
+DmdaMigration::DmdaMigration(DM old_da, DM new_da) {
   const DaInfo a = info_of(old_da, "migrate");
   const DaInfo b = info_of(new_da, "migrate");
   int cmp = MPI_UNEQUAL;
@@ -137,17 +137,9 @@ void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec) {
       a.py != b.py) {
     throw Error("migrate: the DMDAs differ in dimension, global size, dof or process grid");
   }
-  // Vector sizes are local facts; agree on them before building the collective scatter.
-  PetscInt old_local = 0;
-  PetscInt new_local = 0;
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(old_vec, &old_local));
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(new_vec, &new_local));
-  int bad = old_local != a.xm * a.ym * a.dof || new_local != b.xm * b.ym * b.dof ? 1 : 0;
-  int any_bad = 0;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, a.comm);
-  if (any_bad != 0) {
-    throw Error("migrate: on some rank a vector's local size does not match its DMDA");
-  }
+  comm_ = a.comm;
+  old_local_ = a.xm * a.ym * a.dof;
+  new_local_ = b.xm * b.ym * b.dof;
 
   // PETSc's global order of a DMDA: ranks r = i + px j in order, each rank's box in natural
   // order inside (x fastest, dof innermost). For every entry this rank owns in the new
@@ -178,26 +170,51 @@ void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec) {
       from.push_back(base / a.dof);
     }
   }
-
+  // The scatter needs the two layouts only: vectors without storage stand for them.
+  const PetscInt total = a.nx * a.ny * a.dof;
+  VecPtr old_layout;
+  VecPtr new_layout;
+  FRACMFG_PETSC_CHECK(
+      VecCreateMPIWithArray(comm_, a.dof, old_local_, total, nullptr, old_layout.out()));
+  FRACMFG_PETSC_CHECK(
+      VecCreateMPIWithArray(comm_, b.dof, new_local_, total, nullptr, new_layout.out()));
   PetscInt lo = 0;
   PetscInt hi = 0;
-  FRACMFG_PETSC_CHECK(VecGetOwnershipRange(new_vec, &lo, &hi));
+  FRACMFG_PETSC_CHECK(VecGetOwnershipRange(new_layout.get(), &lo, &hi));
   std::vector<PetscInt> to(from.size());
   std::iota(to.begin(), to.end(), lo / a.dof);
   const auto points = static_cast<PetscInt>(from.size());
   IsHandle is_from;
   IsHandle is_to;
-  ScatterHandle scatter;
   FRACMFG_PETSC_CHECK(
       ISCreateBlock(PETSC_COMM_SELF, a.dof, points, from.data(), PETSC_COPY_VALUES, is_from.out()));
   FRACMFG_PETSC_CHECK(
       ISCreateBlock(PETSC_COMM_SELF, a.dof, points, to.data(), PETSC_COPY_VALUES, is_to.out()));
+  FRACMFG_PETSC_CHECK(VecScatterCreate(old_layout.get(), is_from.get(), new_layout.get(),
+                                       is_to.get(), scatter_.out()));
+}
+
+void DmdaMigration::apply(Vec old_vec, Vec new_vec) const {
+  // Vector sizes are local facts; agree on them before the collective scatter.
+  PetscInt old_local = 0;
+  PetscInt new_local = 0;
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(old_vec, &old_local));
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(new_vec, &new_local));
+  int bad = old_local != old_local_ || new_local != new_local_ ? 1 : 0;
+  int any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm_);
+  if (any_bad != 0) {
+    throw Error("migrate: on some rank a vector's local size does not match its DMDA");
+  }
   FRACMFG_PETSC_CHECK(
-      VecScatterCreate(old_vec, is_from.get(), new_vec, is_to.get(), scatter.out()));
+      VecScatterBegin(scatter_.get(), old_vec, new_vec, INSERT_VALUES, SCATTER_FORWARD));
   FRACMFG_PETSC_CHECK(
-      VecScatterBegin(scatter.get(), old_vec, new_vec, INSERT_VALUES, SCATTER_FORWARD));
-  FRACMFG_PETSC_CHECK(
-      VecScatterEnd(scatter.get(), old_vec, new_vec, INSERT_VALUES, SCATTER_FORWARD));
+      VecScatterEnd(scatter_.get(), old_vec, new_vec, INSERT_VALUES, SCATTER_FORWARD));
+}
+
+void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec) {
+  const DmdaMigration move(old_da, new_da);
+  move.apply(old_vec, new_vec);
 }
 
 VecPtr migrate(DM old_da, Vec old_vec, DM new_da) {

@@ -9,6 +9,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "fracmfg/exec/dmda_migration.hpp"
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/solver.hpp"
 #include "mfg/petsc_handles.hpp"
@@ -27,41 +28,14 @@ namespace {
 // Outer iterations per observation when BalanceOptions::interval is 0.
 constexpr int kDefaultBalanceInterval = 1;
 
-// Moves every level of a State from DMDA `from` to DMDA `to` (same grid, other ownership
-// ranges) in one scatter: the levels are packed as the components of a companion DMDA with
-// 2 x levels values per point. Bit-identical values. Collective.
-detail::State migrate_state(DM from, const detail::State& s, DM to) {
-  const auto levels = static_cast<PetscInt>(s.u.size());
-  const PetscInt dof = 2 * levels;
+// Moves every level of a State to the DMDA of `move` (same grid, other ownership ranges):
+// one scatter per level, built once. Bit-identical values. Collective.
+detail::State migrate_state(const exec::DmdaMigration& move, DM to, const detail::State& s) {
+  const auto levels = s.u.size();
   detail::State out = detail::make_state(to, static_cast<int>(levels));
-  if (levels == 0) return out;
-  const exec::DmPtr cfrom = create_dmda_components(from, dof);
-  const exec::DmPtr cto = create_dmda_components(to, dof);
-  const detail::VecPtr packed = detail::global_vec(cfrom.get());
-  PetscInt n_from = 0;
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(s.u[0].get(), &n_from));
-  {
-    detail::WriteArray p(packed.get());
-    for (PetscInt l = 0; l < levels; ++l) {
-      detail::ReadArray u(s.u[static_cast<std::size_t>(l)].get());
-      detail::ReadArray m(s.m[static_cast<std::size_t>(l)].get());
-      for (PetscInt k = 0; k < n_from; ++k) {
-        p[k * dof + l] = u[k];
-        p[k * dof + levels + l] = m[k];
-      }
-    }
-  }
-  const detail::VecPtr moved = exec::migrate(cfrom.get(), packed.get(), cto.get());
-  PetscInt n_to = 0;
-  FRACMFG_PETSC_CHECK(VecGetLocalSize(out.u[0].get(), &n_to));
-  detail::ReadArray p(moved.get());
-  for (PetscInt l = 0; l < levels; ++l) {
-    detail::WriteArray u(out.u[static_cast<std::size_t>(l)].get());
-    detail::WriteArray m(out.m[static_cast<std::size_t>(l)].get());
-    for (PetscInt k = 0; k < n_to; ++k) {
-      u[k] = p[k * dof + l];
-      m[k] = p[k * dof + levels + l];
-    }
+  for (std::size_t l = 0; l < levels; ++l) {
+    move.apply(s.u[l].get(), out.u[l].get());
+    move.apply(s.m[l].get(), out.m[l].get());
   }
   return out;
 }
@@ -143,22 +117,25 @@ void Solver::Impl::balance(int it) {
 }
 
 void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
+  const double t0 = MPI_Wtime();
   auto next = std::make_unique<Model>(comm, problem(), lx, ly);
   next->set_work_accounting(true);  // only the balance re-splits
   DM from = model->dm();
   DM to = next->dm();
-  detail::State moved = migrate_state(from, x, to);
+  const double t1 = MPI_Wtime();
+  const exec::DmdaMigration move(from, to);
+  detail::State moved = migrate_state(move, to, x);
   // Anderson: the history (f_prev, g_prev and the differences) moves; x_before and f_cur
   // are rewritten by every iteration, spare states are dropped.
   if (anderson.depth > 0) {
     detail::Anderson& a = anderson;
     auto carry = [&](std::unique_ptr<detail::State>& s) {
-      s = std::make_unique<detail::State>(migrate_state(from, *s, to));
+      s = std::make_unique<detail::State>(migrate_state(move, to, *s));
     };
     carry(a.f_prev);
     carry(a.g_prev);
-    for (detail::State& s : a.d_f) s = migrate_state(from, s, to);
-    for (detail::State& s : a.d_g) s = migrate_state(from, s, to);
+    for (detail::State& s : a.d_f) s = migrate_state(move, to, s);
+    for (detail::State& s : a.d_g) s = migrate_state(move, to, s);
     a.x_before = std::make_unique<detail::State>(detail::make_state(to, a.levels));
     a.f_cur = std::make_unique<detail::State>(detail::make_state(to, a.levels));
     a.spare.clear();
@@ -173,9 +150,12 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
   forward.reset();
   replicator.reset();
   x = std::move(moved);
+  const double t2 = MPI_Wtime();
   model = std::move(next);
   build_operators();
   if (had_newton) build_newton();
+  log.debug("mfg: re-split on rank 0: model ", fmt(t1 - t0), " s, state moved ", fmt(t2 - t1),
+            " s, operators ", fmt(MPI_Wtime() - t2), " s");
   ++resplits;
   rebalancer->set_layout(exec::dmda_layout(model->dm()));
 }

@@ -346,6 +346,40 @@ TEST(mpi_exec_rebalance, Migration2dKeepsEveryValueBitIdentical) {
   }
 }
 
+// One DmdaMigration moves many vectors (the time levels of a state) exactly as migrate()
+// moves each, and refuses a vector of another layout on every rank.
+TEST(mpi_exec_rebalance, ReusedMigrationMovesEveryVectorAsMigrateDoes) {
+  const PetscInt nx = 29;
+  const PetscInt ny = 13;
+  fe::DmPtr da = make_2d(nx, ny, 2, DM_BOUNDARY_PERIODIC, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 1);
+  const fe::Partition2d q = fe::partition_2d(speeds(), static_cast<int>(ranges_x(da.get()).size()),
+                                             static_cast<int>(ranges_y(da.get()).size()), nx, ny);
+  fe::DmPtr next = fe::create_dmda_like(da.get(), q.lx, q.ly);
+  const fe::DmdaMigration move(da.get(), next.get());
+  auto global = [](DM dm) {
+    Vec raw = nullptr;
+    FRACMFG_PETSC_CHECK(DMCreateGlobalVector(dm, &raw));
+    return fe::VecPtr(raw);
+  };
+  for (int level = 0; level < 4; ++level) {
+    fe::VecPtr u = global(da.get());
+    fill(da.get(), u.get());
+    FRACMFG_PETSC_CHECK(VecScale(u.get(), 1.0 + level));  // a different vector per level
+    fe::VecPtr moved = global(next.get());
+    move.apply(u.get(), moved.get());
+    fe::VecPtr reference = fe::migrate(da.get(), u.get(), next.get());
+    PetscBool same = PETSC_FALSE;
+    FRACMFG_PETSC_CHECK(VecEqual(moved.get(), reference.get(), &same));
+    EXPECT_TRUE(same) << "level " << level;
+  }
+  if (comm_size() > 1) {
+    // The old layout's vector as the destination: its local size differs on some rank.
+    fe::VecPtr u = global(da.get());
+    fe::VecPtr wrong = global(da.get());
+    EXPECT_THROW(move.apply(u.get(), wrong.get()), fracmfg::Error);
+  }
+}
+
 TEST(mpi_exec_rebalance, CreatedDmdaKeepsShapeFieldNamesAndCoordinates) {
   fe::DmPtr da = make_2d(24, 10, 2, DM_BOUNDARY_PERIODIC, DM_BOUNDARY_GHOSTED, DMDA_STENCIL_BOX, 2);
   FRACMFG_PETSC_CHECK(DMDASetFieldName(da.get(), 0, "u"));

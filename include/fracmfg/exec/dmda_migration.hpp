@@ -44,4 +44,25 @@ void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec);
 /// As above into a new global vector of new_da.
 VecPtr migrate(DM old_da, Vec old_vec, DM new_da);
 
+/// migrate() for many vectors of the same two DMDAs (every time level of a solver's state):
+/// the scatter is built once, and apply() moves one vector with it. A state of L levels
+/// moves as L vectors of the DMDA itself, without a companion DMDA of L components (whose
+/// interleaved packing and scatter set-up cost more than the values moved).
+///
+///   const exec::DmdaMigration move(da, next.get());       // collective
+///   for (...) move.apply(u_old[l], u_new[l]);             // collective
+class DmdaMigration {
+ public:
+  /// Same conditions as migrate() (Error on every rank where they fail). Collective.
+  DmdaMigration(DM old_da, DM new_da);
+  /// new_vec = old_vec in natural order, bit-identical. Error on every rank when a local
+  /// size does not match its DMDA. Collective.
+  void apply(Vec old_vec, Vec new_vec) const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  PetscInt old_local_ = 0, new_local_ = 0;
+  core::VecScatterHandle scatter_;
+};
+
 }  // namespace fracmfg::exec
