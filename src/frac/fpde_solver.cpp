@@ -14,6 +14,7 @@
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/progress.hpp"
 #include "fracmfg/exec/cpu_share.hpp"
+#include "fracmfg/exec/dmda_migration.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
@@ -120,28 +121,44 @@ struct FpdeSolver::Impl {
   /// the scheme again on it. Collective.
   void resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
     const auto t0 = Clock::now();
-    FpdeStepperState state = stepper->export_state();
+    FpdeStepperState state = stepper->export_state(FpdeStepperState::Layout::vector_major);
+    const double t_export = seconds_since(t0);
     FpdeGrid next(grid, lx, ly);
-    la::VecHandle u_next = exec::migrate(grid.dm(), u, next.dm());
+    // One scatter of the grid, built once, moves u and every state vector (the history's
+    // modes or levels) from their own arrays: no companion DMDA of dof components, no copies.
+    const exec::DmdaMigration move(grid.dm(), next.dm());
+    la::VecHandle u_next;
+    FRACMFG_PETSC_CHECK(DMCreateGlobalVector(next.dm(), u_next.out()));
+    move.apply(u, u_next);
     if (state.dof > 0) {
-      const auto dof = static_cast<PetscInt>(state.dof);
-      la::DmHandle from = grid.create_companion(dof);
-      la::DmHandle to = next.create_companion(dof);
-      la::VecHandle old_values;
-      FRACMFG_PETSC_CHECK(DMCreateGlobalVector(from, old_values.out()));
-      {
-        WriteArray w(old_values);
-        std::copy(state.values.begin(), state.values.end(), w.get());
+      const std::size_t from_points = grid.local_size();
+      const std::size_t to_points = next.local_size();
+      std::vector<double> moved(state.dof * to_points);
+      la::VecHandle from_vec;
+      la::VecHandle to_vec;
+      FRACMFG_PETSC_CHECK(VecCreateMPIWithArray(comm, 1, static_cast<PetscInt>(from_points),
+                                                PETSC_DETERMINE, nullptr, from_vec.out()));
+      FRACMFG_PETSC_CHECK(VecCreateMPIWithArray(comm, 1, static_cast<PetscInt>(to_points),
+                                                PETSC_DETERMINE, nullptr, to_vec.out()));
+      for (std::size_t k = 0; k < state.dof; ++k) {
+        FRACMFG_PETSC_CHECK(VecPlaceArray(from_vec, state.values.data() + k * from_points));
+        FRACMFG_PETSC_CHECK(VecPlaceArray(to_vec, moved.data() + k * to_points));
+        move.apply(from_vec, to_vec);
+        FRACMFG_PETSC_CHECK(VecResetArray(from_vec));
+        FRACMFG_PETSC_CHECK(VecResetArray(to_vec));
       }
-      la::VecHandle new_values = exec::migrate(from, old_values, to);
-      ReadArray r(new_values);
-      state.values.assign(r.get(), r.get() + state.dof * next.local_size());
+      state.values = std::move(moved);
     }
+    const double t_moved = seconds_since(t0);
     stepper.reset();  // it refers to the grid and u replaced here
     grid = std::move(next);
     u = std::move(u_next);
     make_stepper();
+    const double t_built = seconds_since(t0);
     stepper->import_state(state);
+    options.log.debug("fpde: re-split on rank 0: state exported ", t_export,
+                      " s, grid and state moved ", t_moved - t_export, " s, scheme built ",
+                      t_built - t_moved, " s, state imported ", seconds_since(t0) - t_built, " s");
     ++stats.resplits;
     stats.resplit_seconds += seconds_since(t0);
     const std::vector<PetscInt> counts = grid.ownership(0);

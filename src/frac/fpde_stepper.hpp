@@ -54,11 +54,15 @@ struct FpdeStepContext {
   FpdeStatistics& stats;
 };
 
-/// A scheme's state beyond u, for a re-split of the grid (FpdeSolver's load balance): `dof`
-/// values per owned point, point-major (values[p * dof + k]), which move with their points,
-/// and values that do not depend on the split.
+/// A scheme's state beyond u, for a re-split of the grid (FpdeSolver's load balance) and a
+/// checkpoint: `dof` values per owned point, which move with their points, and values that
+/// do not depend on the split. Point-major (values[p * dof + k], a checkpoint's field of dof
+/// components) or vector-major (values[k * points + p]: dof vectors of the grid, which a
+/// re-split moves one by one with the grid's own scatter).
 struct FpdeStepperState {
+  enum class Layout { point_major, vector_major };
   std::size_t dof = 0;
+  Layout layout = Layout::point_major;
   std::vector<double> values;
   std::int64_t levels = 0;     ///< the L1 history's increments recorded
   std::vector<double> global;  ///< split-independent scalars
@@ -83,9 +87,10 @@ class FpdeStepper {
   /// The state to carry over to a stepper built on another split of the grid; the default
   /// is none, for a scheme whose state is u alone (a stepper built afresh continues the
   /// run, as after read_state). Not collective.
-  virtual FpdeStepperState export_state() const { return {}; }
-  /// Takes over an exported state whose per-point values were moved to this stepper's
-  /// owned points (state.values has grid.local_size() * state.dof entries). Collective.
+  virtual FpdeStepperState export_state(FpdeStepperState::Layout /*layout*/) const { return {}; }
+  /// Takes over an exported state (either layout) whose per-point values were moved to this
+  /// stepper's owned points (state.values has grid.local_size() * state.dof entries).
+  /// Collective.
   virtual void import_state(const FpdeStepperState& /*state*/) {}
   /// Whether advance() adds the CPU time of its solves to stats.solve_cpu_seconds (the load
   /// balance then counts the rest of a step in CPU time, else in wall time).

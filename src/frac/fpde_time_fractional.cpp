@@ -182,7 +182,7 @@ class TimeFractionalStepper final : public FpdeStepper {
     ck.add_scalar_string("history_method", io::to_string(ctx_.problem.history.method));
     ck.add_scalar_int64("history_levels", history_->levels());
     ck.add_scalar_double("pc_coefficient", c_pc_);
-    const FpdeStepperState state = export_state();
+    const FpdeStepperState state = export_state(FpdeStepperState::Layout::point_major);
     la::DmHandle companion = ctx_.grid.create_companion(static_cast<PetscInt>(state.dof));
     la::VecHandle vec;
     FRACMFG_PETSC_CHECK(DMCreateGlobalVector(companion, vec.out()));
@@ -217,20 +217,31 @@ class TimeFractionalStepper final : public FpdeStepper {
 
   /// The L1 history (its state vectors at each point) and the coefficient the lagged
   /// preconditioner was built for.
-  FpdeStepperState export_state() const override {
+  FpdeStepperState export_state(FpdeStepperState::Layout layout) const override {
     FpdeStepperState state;
     state.dof = history_->state_size();
+    state.layout = layout;
     state.levels = history_->levels();
-    state.values.resize(state.dof * ctx_.grid.local_size());
+    const std::size_t points = ctx_.grid.local_size();
+    state.values.resize(state.dof * points);
+    const bool by_vector = layout == FpdeStepperState::Layout::vector_major;
     for (std::size_t k = 0; k < state.dof; ++k) {
-      history_->save_state(k, state.values.data() + k, state.dof);
+      if (by_vector) {
+        history_->save_state(k, state.values.data() + k * points, 1);
+      } else {
+        history_->save_state(k, state.values.data() + k, state.dof);
+      }
     }
     state.global = {c_pc_};
     return state;
   }
 
   void import_state(const FpdeStepperState& state) override {
-    history_->load_state(state.levels, state.dof, state.values.data(), state.dof, 1);
+    if (state.layout == FpdeStepperState::Layout::vector_major) {
+      history_->load_state(state.levels, state.dof, state.values.data(), 1, ctx_.grid.local_size());
+    } else {
+      history_->load_state(state.levels, state.dof, state.values.data(), state.dof, 1);
+    }
     c_built_ = std::numeric_limits<double>::quiet_NaN();
     if (!nonlinear_ && !state.global.empty() && !std::isnan(state.global[0])) {
       build_preconditioner(state.global[0]);
