@@ -1,5 +1,7 @@
 #include <mpi.h>
+#include <petscdmda.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -9,18 +11,39 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/mfg/solver.hpp"
 #include "mfg/solver_impl.hpp"
 
 // Checkpoint and restart of the mfg fixed point: every time level of U and M, the
-// iteration count, the damping state, the Anderson history and the convergence history.
+// iteration count, the damping state, the Anderson history, the convergence history and the
+// grid's split over the writing ranks (split/x, split/y: the DMDA ownership ranges), on which
+// a restart with the grid balance on, on as many ranks in the same process grid, continues.
 
 namespace fracmfg::mfg {
 
 namespace {
 
 using detail::State;
+
+// The DMDA's ownership ranges per axis (x, and y in 2D) and its process grid.
+struct Split {
+  std::vector<PetscInt> x, y;
+};
+
+Split split_of(DM dm) {
+  PetscInt dim = 0, px = 1, py = 1;
+  FRACMFG_PETSC_CHECK(DMDAGetInfo(dm, &dim, nullptr, nullptr, nullptr, &px, &py, nullptr, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr));
+  const PetscInt* lx = nullptr;
+  const PetscInt* ly = nullptr;
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(dm, &lx, &ly, nullptr));
+  Split s;
+  s.x.assign(lx, lx + px);
+  if (dim == 2) s.y.assign(ly, ly + py);
+  return s;
+}
 
 std::string level_name(const char* field, int n) {
   char buf[32];
@@ -43,6 +66,13 @@ void Solver::write_checkpoint(const std::string& path) const {
     }
   };
   add_state("", d.x);
+  {
+    const Split sp = split_of(dm);
+    const std::vector<std::int64_t> sx(sp.x.begin(), sp.x.end());
+    const std::vector<std::int64_t> sy(sp.y.begin(), sp.y.end());
+    ck.add_array("split/x", sx.data(), rank == 0 ? sx.size() : 0);
+    ck.add_array("split/y", sy.data(), rank == 0 ? sy.size() : 0);
+  }
   ck.add_scalar_int64("iteration", iterations());
   ck.add_scalar_int64("time_steps", d.model->steps());
   ck.add_scalar_string("schedule", io::to_string(d.problem().iteration.schedule));
@@ -96,6 +126,36 @@ void Solver::restart(const std::string& path) {
     same = shape.size[static_cast<std::size_t>(a)] == g.points[a];
   if (!same) {
     fail("its grid is " + io::to_string(shape) + ", this problem's differs");
+  }
+  // With the grid balance on and as many ranks in the same process grid as the writing job,
+  // the run continues on the split it had (a re-split before reading: the fields are read
+  // into the new layout); otherwise on this job's split, which the balance adjusts.
+  int size = 0;
+  MPI_Comm_size(d.comm, &size);
+  const std::vector<std::string> arrays = rk->array_names();
+  const bool has_split = std::find(arrays.begin(), arrays.end(), "split/x") != arrays.end() &&
+                         std::find(arrays.begin(), arrays.end(), "split/y") != arrays.end();
+  if (d.rebalancer && has_split && rk->written_by_ranks() == size) {
+    const Split now = split_of(dm);
+    const std::vector<std::int64_t> sx =
+        rk->read_array_int64("split/x", 0, rk->array_size("split/x"));
+    const std::vector<std::int64_t> sy =
+        rk->read_array_int64("split/y", 0, rk->array_size("split/y"));
+    Split saved;
+    saved.x.assign(sx.begin(), sx.end());
+    saved.y.assign(sy.begin(), sy.end());
+    auto total = [](const std::vector<PetscInt>& v) {
+      PetscInt t = 0;
+      for (PetscInt c : v) t += c;
+      return t;
+    };
+    const bool fits = saved.x.size() == now.x.size() && saved.y.size() == now.y.size() &&
+                      total(saved.x) == total(now.x) && total(saved.y) == total(now.y);
+    if (fits && (saved.x != now.x || saved.y != now.y)) {
+      d.resplit(saved.x, saved.y);
+      dm = d.model->dm();
+      d.log.info("mfg: restart continues on the checkpoint's split of the grid");
+    }
   }
   auto read_state = [&](const std::string& prefix, State& s) {
     for (int n = 0; n < d.levels; ++n) {

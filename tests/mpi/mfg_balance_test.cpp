@@ -215,6 +215,60 @@ TEST_P(MfgBalance, CheckpointAfterResplitRestartsOnOneRank) {
   }
 }
 
+// A restart on as many ranks with the balance on continues on the split the checkpoint was
+// written with (no re-split to wait for) and ends where the static run ends; with the
+// balance off it keeps PETSc's even split.
+TEST_P(MfgBalance, RestartWithTheBalanceContinuesOnTheWrittenSplit) {
+  if (particles(GetParam())) GTEST_SKIP() << "the particle restart is tested in mfg_particles";
+  const auto cfg = fracmfg::io::Deck::from_string(GetParam().deck, "balance.yaml").mfg();
+  const fracmfg::test::SharedTempDir dir("fracmfg-mfg-balance-split");
+  const std::string file = dir.path() + "/restart.chk.h5";
+  PetscInt written = 0;
+  {
+    mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                       fracmfg::test::quiet_logger());
+    solver.set_balance(balanced(two_phase_speed));
+    // Re-split after iteration 1 (rank r r + 1 times as fast), held through the cool-down.
+    for (int k = 0; k < 3 && !solver.converged(); ++k) solver.iterate();
+    written = solver.model().box().count();
+    solver.write_checkpoint(file);
+  }
+  PetscInt even = 0;
+  {
+    mfg::Solver plain(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                      fracmfg::test::quiet_logger());
+    even = plain.model().box().count();
+    plain.restart(file);
+    EXPECT_EQ(plain.model().box().count(), even);
+    EXPECT_EQ(plain.resplits(), 0);
+  }
+  const RunFields reference = solve_on(MPI_COMM_WORLD, cfg, false);
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
+  // Measured speeds (none injected), a threshold no observation reaches: no further re-split.
+  fracmfg::core::BalanceOptions o;
+  o.enabled = true;
+  o.threshold = 1e6;
+  solver.set_balance(o);
+  solver.restart(file);
+  EXPECT_EQ(solver.model().box().count(), written);
+  int differs = written != even ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(solver.resplits(), differs);
+  const auto r = solver.solve();
+  const fracmfg::test::MfgLevels levels = fracmfg::test::levels_of(solver);
+  const double du = relative_difference(levels.u, reference.levels.u);
+  const double dm = relative_difference(levels.m, reference.levels.m);
+  if (world_rank() == 0) {
+    std::printf("  %s: restart on the written split (%s), %d vs %d iterations, u %.2e, m %.2e\n",
+                GetParam().name, differs ? "not even" : "even", r.iterations, reference.iterations,
+                du, dm);
+  }
+  EXPECT_EQ(r.iterations, reference.iterations);
+  EXPECT_LT(du, 1e-10);
+  EXPECT_LT(dm, 1e-10);
+}
+
 INSTANTIATE_TEST_SUITE_P(Games, MfgBalance, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& p) {
                            return std::string(p.param.name);
