@@ -264,6 +264,59 @@ TEST(FpdeBalance, CheckpointAfterAResplitRestartsOnAnotherRankCount) {
   if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
 }
 
+// A restart on as many ranks with the balance on continues on the split the checkpoint was
+// written with and ends where the static run ends; with the balance off it keeps PETSc's
+// even split.
+TEST(FpdeBalance, RestartWithTheBalanceContinuesOnTheWrittenSplit) {
+  const test::ScopedOptions tight(kTight);
+  const std::string dir = scratch("restart_split");
+  const int p = world_size();
+  int k = 0;
+  for (const Named& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const frac::FpdeProblem problem = frac::fpde_problem_from_config(c.config);
+    const std::int64_t steps = c.config.time.steps;
+    const std::int64_t stop = 5;  // after the first re-split of two_phase_speed (step 2)
+    FpdeSolver full(PETSC_COMM_WORLD, problem, static_split());
+    full.run_until(steps);
+    const std::vector<double> expected = gather(full);
+    const std::string path = dir + "/case" + std::to_string(k++) + ".chk.h5";
+    std::vector<PetscInt> written[2];
+    {
+      FpdeSolver first(PETSC_COMM_WORLD, problem, balanced(&two_phase_speed));
+      first.run_until(stop);
+      EXPECT_EQ(first.statistics().resplits, p > 1 ? 1 : 0);
+      written[0] = first.grid().ownership(0);
+      if (first.grid().dimension() == 2) written[1] = first.grid().ownership(1);
+      first.write_checkpoint(path);
+    }
+    {
+      FpdeSolver plain(PETSC_COMM_WORLD, problem, static_split());
+      const std::vector<PetscInt> even = plain.grid().ownership(0);
+      plain.restart(path);
+      EXPECT_EQ(plain.grid().ownership(0), even);
+    }
+    frac::FpdeSolverOptions o = static_split();
+    o.balance.enabled = true;
+    o.balance.threshold = 1e6;  // measured speeds, no further re-split
+    FpdeSolver second(PETSC_COMM_WORLD, problem, o);
+    second.restart(path);
+    EXPECT_EQ(second.step(), stop);
+    EXPECT_EQ(second.grid().ownership(0), written[0]);
+    if (second.grid().dimension() == 2) {
+      EXPECT_EQ(second.grid().ownership(1), written[1]);
+    }
+    second.run_until(steps);
+    const auto [diff, scale] = difference(gather(second), expected);
+    if (world_rank() == 0) {
+      std::printf(
+          "%-32s restart on the written split (%d ranks, %d re-split): %.2e (max |u| %.2e)\n",
+          c.name, p, static_cast<int>(second.statistics().resplits), diff, scale);
+    }
+    EXPECT_LE(diff, 1e-11 * scale);
+  }
+}
+
 TEST(FpdeBalance, FieldsWrittenAcrossResplitsMatchTheStaticRun) {
   // Every step to one results file: the writer buffers levels for a chunk, and a re-split
   // changes the boxes they came from.
