@@ -27,7 +27,7 @@ namespace {
 
 using detail::State;
 
-// The DMDA's ownership ranges per axis (x, and y in 2D) and its process grid.
+// The DMDA's ownership ranges per axis (x, and y in 2D; their lengths are the process grid).
 struct Split {
   std::vector<PetscInt> x, y;
 };
