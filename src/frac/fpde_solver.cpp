@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -356,16 +357,7 @@ void FpdeSolver::write_checkpoint(const std::string& path) const {
   ck.add_scalar_int64("steps", m.mesh.steps());
   ck.add_field("u", dm(), m.u);
   m.stepper->write_state(ck);
-  // The split (DMDA ownership ranges per axis), on which a balanced restart continues.
-  int rank = 0;
-  MPI_Comm_rank(m.comm, &rank);
-  for (int a = 0; a < 2; ++a) {
-    std::vector<std::int64_t> ranges;
-    if (a < m.grid.dimension()) {
-      for (PetscInt c : m.grid.ownership(a)) ranges.push_back(c);
-    }
-    ck.add_array(a == 0 ? "split/x" : "split/y", ranges.data(), rank == 0 ? ranges.size() : 0);
-  }
+  io::add_split(ck, dm());  // on which a balanced restart continues
   ck.commit();
 }
 
@@ -388,30 +380,9 @@ void FpdeSolver::restart(const std::string& path) {
   // With the balance on and as many ranks in the same process grid as the writing job, the
   // run continues on the checkpoint's split (a re-split before reading, so that u and the
   // scheme's state are read into it); otherwise on this job's split.
-  int size = 0;
-  MPI_Comm_size(m.comm, &size);
-  const std::vector<std::string> arrays = rk.array_names();
-  auto stored = [&](const char* name) {
-    return std::find(arrays.begin(), arrays.end(), name) != arrays.end();
-  };
-  if (m.rebalancer && stored("split/x") && stored("split/y") && rk.written_by_ranks() == size) {
-    std::vector<PetscInt> saved[2];
-    bool fits = true;
-    for (int a = 0; a < 2; ++a) {
-      const char* name = a == 0 ? "split/x" : "split/y";
-      for (std::int64_t c : rk.read_array_int64(name, 0, rk.array_size(name))) {
-        saved[a].push_back(static_cast<PetscInt>(c));
-      }
-      const std::vector<PetscInt> now =
-          a < m.grid.dimension() ? m.grid.ownership(a) : std::vector<PetscInt>{};
-      PetscInt total_saved = 0, total_now = 0;
-      for (PetscInt c : saved[a]) total_saved += c;
-      for (PetscInt c : now) total_now += c;
-      fits = fits && saved[a].size() == now.size() && total_saved == total_now;
-    }
-    if (fits && (saved[0] != m.grid.ownership(0) ||
-                 (m.grid.dimension() == 2 && saved[1] != m.grid.ownership(1)))) {
-      m.resplit(saved[0], saved[1]);
+  if (m.rebalancer) {
+    if (const std::optional<io::DmdaSplit> saved = io::split_to_restore(rk, dm())) {
+      m.resplit(saved->x, saved->y);
       m.options.log.info("fpde: restart continues on the checkpoint's split of the grid");
     }
   }

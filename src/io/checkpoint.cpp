@@ -1,5 +1,11 @@
 #include "fracmfg/io/checkpoint.hpp"
 
+#include <petscdmda.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "fracmfg/core/petsc_check.hpp"
 #include "io/h5_datasets.hpp"
 #include "io/h5_files.hpp"
 
@@ -337,6 +343,70 @@ std::string CheckpointReader::scalar_string(const std::string& name) const {
   impl_->require_scalar(name);
   detail::H5Group g = detail::open_group(impl_->id(), "/scalars", impl_->path);
   return detail::read_attribute_string(g.get(), name, detail::where(impl_->path, "/scalars"));
+}
+
+namespace {
+
+constexpr const char* kSplitArrays[3] = {"split/x", "split/y", "split/z"};
+
+}  // namespace
+
+DmdaSplit split_of(DM da) {
+  PetscInt dim = 0, px = 1, py = 1, pz = 1;
+  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &dim, nullptr, nullptr, nullptr, &px, &py, &pz, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr));
+  const PetscInt* lx = nullptr;
+  const PetscInt* ly = nullptr;
+  const PetscInt* lz = nullptr;
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
+  DmdaSplit s;
+  s.x.assign(lx, lx + px);
+  if (dim >= 2) s.y.assign(ly, ly + py);
+  if (dim >= 3) s.z.assign(lz, lz + pz);
+  return s;
+}
+
+void add_split(CheckpointWriter& checkpoint, DM da) {
+  MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(da));
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const DmdaSplit s = split_of(da);
+  for (const auto& [name, ranges] :
+       {std::pair{kSplitArrays[0], &s.x}, std::pair{kSplitArrays[1], &s.y},
+        std::pair{kSplitArrays[2], &s.z}}) {
+    const std::vector<std::int64_t> v(ranges->begin(), ranges->end());
+    checkpoint.add_array(name, v.data(), rank == 0 ? v.size() : 0);
+  }
+}
+
+std::optional<DmdaSplit> split_to_restore(const CheckpointReader& checkpoint, DM da) {
+  MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(da));
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  const std::vector<std::string> names = checkpoint.array_names();
+  for (const char* name : kSplitArrays) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
+  }
+  if (checkpoint.written_by_ranks() != size) return std::nullopt;
+  const DmdaSplit now = split_of(da);
+  DmdaSplit saved;
+  bool fits = true;
+  const std::vector<PetscInt>* current[3] = {&now.x, &now.y, &now.z};
+  std::vector<PetscInt>* stored[3] = {&saved.x, &saved.y, &saved.z};
+  for (int a = 0; a < 3; ++a) {
+    for (std::int64_t c :
+         checkpoint.read_array_int64(kSplitArrays[a], 0, checkpoint.array_size(kSplitArrays[a]))) {
+      stored[a]->push_back(static_cast<PetscInt>(c));
+    }
+    const auto total = [](const std::vector<PetscInt>& v) {
+      return std::accumulate(v.begin(), v.end(), PetscInt{0});
+    };
+    fits = fits && stored[a]->size() == current[a]->size() &&
+           total(*stored[a]) == total(*current[a]) &&
+           std::all_of(stored[a]->begin(), stored[a]->end(), [](PetscInt c) { return c > 0; });
+  }
+  if (!fits || saved == now) return std::nullopt;
+  return saved;
 }
 
 }  // namespace fracmfg::io

@@ -1,7 +1,5 @@
 #include <mpi.h>
-#include <petscdmda.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -11,7 +9,6 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
-#include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/checkpoint.hpp"
 #include "fracmfg/mfg/solver.hpp"
 #include "mfg/solver_impl.hpp"
@@ -26,24 +23,6 @@ namespace fracmfg::mfg {
 namespace {
 
 using detail::State;
-
-// The DMDA's ownership ranges per axis (x, and y in 2D; their lengths are the process grid).
-struct Split {
-  std::vector<PetscInt> x, y;
-};
-
-Split split_of(DM dm) {
-  PetscInt dim = 0, px = 1, py = 1;
-  FRACMFG_PETSC_CHECK(DMDAGetInfo(dm, &dim, nullptr, nullptr, nullptr, &px, &py, nullptr, nullptr,
-                                  nullptr, nullptr, nullptr, nullptr, nullptr));
-  const PetscInt* lx = nullptr;
-  const PetscInt* ly = nullptr;
-  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(dm, &lx, &ly, nullptr));
-  Split s;
-  s.x.assign(lx, lx + px);
-  if (dim == 2) s.y.assign(ly, ly + py);
-  return s;
-}
 
 std::string level_name(const char* field, int n) {
   char buf[32];
@@ -66,13 +45,7 @@ void Solver::write_checkpoint(const std::string& path) const {
     }
   };
   add_state("", d.x);
-  {
-    const Split sp = split_of(dm);
-    const std::vector<std::int64_t> sx(sp.x.begin(), sp.x.end());
-    const std::vector<std::int64_t> sy(sp.y.begin(), sp.y.end());
-    ck.add_array("split/x", sx.data(), rank == 0 ? sx.size() : 0);
-    ck.add_array("split/y", sy.data(), rank == 0 ? sy.size() : 0);
-  }
+  io::add_split(ck, dm);
   ck.add_scalar_int64("iteration", iterations());
   ck.add_scalar_int64("time_steps", d.model->steps());
   ck.add_scalar_string("schedule", io::to_string(d.problem().iteration.schedule));
@@ -130,29 +103,9 @@ void Solver::restart(const std::string& path) {
   // With the grid balance on and as many ranks in the same process grid as the writing job,
   // the run continues on the split it had (a re-split before reading: the fields are read
   // into the new layout); otherwise on this job's split, which the balance adjusts.
-  int size = 0;
-  MPI_Comm_size(d.comm, &size);
-  const std::vector<std::string> arrays = rk->array_names();
-  const bool has_split = std::find(arrays.begin(), arrays.end(), "split/x") != arrays.end() &&
-                         std::find(arrays.begin(), arrays.end(), "split/y") != arrays.end();
-  if (d.rebalancer && has_split && rk->written_by_ranks() == size) {
-    const Split now = split_of(dm);
-    const std::vector<std::int64_t> sx =
-        rk->read_array_int64("split/x", 0, rk->array_size("split/x"));
-    const std::vector<std::int64_t> sy =
-        rk->read_array_int64("split/y", 0, rk->array_size("split/y"));
-    Split saved;
-    saved.x.assign(sx.begin(), sx.end());
-    saved.y.assign(sy.begin(), sy.end());
-    auto total = [](const std::vector<PetscInt>& v) {
-      PetscInt t = 0;
-      for (PetscInt c : v) t += c;
-      return t;
-    };
-    const bool fits = saved.x.size() == now.x.size() && saved.y.size() == now.y.size() &&
-                      total(saved.x) == total(now.x) && total(saved.y) == total(now.y);
-    if (fits && (saved.x != now.x || saved.y != now.y)) {
-      d.resplit(saved.x, saved.y);
+  if (d.rebalancer) {
+    if (const std::optional<io::DmdaSplit> saved = io::split_to_restore(*rk, dm)) {
+      d.resplit(saved->x, saved->y);
       dm = d.model->dm();
       d.log.info("mfg: restart continues on the checkpoint's split of the grid");
     }

@@ -194,6 +194,59 @@ TEST(CheckpointRestart, PreviousCheckpointStaysValidUntilTheNewOneIsCommitted) {
   EXPECT_EQ(entries, std::vector<std::string>{"run.ckpt.h5"});
 }
 
+// A recorded split (io::add_split) comes back (io::split_to_restore) only for a DMDA of the
+// same grid in the same process grid on as many ranks as wrote it, and only where it
+// differs from that DMDA's own split.
+TEST(CheckpointRestart, SplitIsRestoredOnlyWhereItFits) {
+  const std::string dir = dir_for("split");
+  const std::string path = dir + "/split.ckpt.h5";
+  const int p = world_size();
+  const PetscInt nx = 10 * p + 7;
+  std::vector<PetscInt> skewed(static_cast<std::size_t>(p), 10);
+  skewed[0] += 7;  // PETSc's even split gives the 7 to the first ranks, one each
+  DaField written;
+  make_field(written, PETSC_COMM_WORLD, 1, nx, 1, 1, 1, {}, skewed);
+  {
+    CheckpointWriter ck(PETSC_COMM_WORLD, path, 3, 0.3);
+    ck.add_field("u", written.da, written.v);
+    fracmfg::io::add_split(ck, written.da);
+    ck.commit();
+  }
+  CheckpointReader rk(PETSC_COMM_WORLD, path);
+  DaField even;
+  make_field(even, PETSC_COMM_WORLD, 1, nx, 1, 1, 1);
+  const auto restored = fracmfg::io::split_to_restore(rk, even.da);
+  if (p > 1) {
+    ASSERT_TRUE(restored.has_value());
+    EXPECT_EQ(restored->x, skewed);
+    EXPECT_TRUE(restored->y.empty());
+    EXPECT_TRUE(restored->z.empty());
+  } else {
+    EXPECT_FALSE(restored.has_value());  // one rank: the split is the DMDA's own
+  }
+  EXPECT_FALSE(fracmfg::io::split_to_restore(rk, written.da).has_value());  // already on it
+  DaField longer;
+  make_field(longer, PETSC_COMM_WORLD, 1, nx + 1, 1, 1, 1);
+  EXPECT_FALSE(fracmfg::io::split_to_restore(rk, longer.da).has_value());  // another grid
+  DaField plane;
+  make_field(plane, PETSC_COMM_WORLD, 2, nx, 4, 1, 1, {p, 1});
+  EXPECT_FALSE(fracmfg::io::split_to_restore(rk, plane.da).has_value());  // another dimension
+  if (p > 1) {
+    SubComm self(1);
+    if (self.comm != MPI_COMM_NULL) {
+      CheckpointReader alone(self.comm, path);
+      DaField one;
+      make_field(one, self.comm, 1, nx, 1, 1, 1);
+      EXPECT_FALSE(fracmfg::io::split_to_restore(alone, one.da).has_value());  // rank count
+    }
+  }
+  // A checkpoint without a split (written before splits were recorded).
+  const std::string older = dir + "/older.ckpt.h5";
+  write_state(older, 1, 0.1);
+  CheckpointReader old(PETSC_COMM_WORLD, older);
+  EXPECT_FALSE(fracmfg::io::split_to_restore(old, even.da).has_value());
+}
+
 TEST(CheckpointRestart, FormatVersionIsChecked) {
   const std::string dir = dir_for("format");
   {

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,5 +117,24 @@ class CheckpointReader {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The ownership ranges of a DMDA per axis (one entry per process-grid column, row or
+/// layer; empty past the DMDA's dimension): its split over the ranks.
+struct DmdaSplit {
+  std::vector<PetscInt> x, y, z;
+  bool operator==(const DmdaSplit& o) const { return x == o.x && y == o.y && z == o.z; }
+  bool operator!=(const DmdaSplit& o) const { return !(*this == o); }
+};
+
+/// The split of a 1D, 2D or 3D DMDA. Not collective.
+DmdaSplit split_of(DM da);
+/// Records da's split as /arrays/split/x, split/y and split/z (rank 0's ranges), for a
+/// restart that continues on it (split_to_restore). Collective.
+void add_split(CheckpointWriter& checkpoint, DM da);
+/// The split a checkpoint recorded, when a restart on `da` can continue on it: written by as
+/// many ranks as da's communicator has, in the same process grid, over the same grid. Empty
+/// when it has none (an older checkpoint), does not fit, or is da's split already. The same
+/// answer on every rank. Collective.
+std::optional<DmdaSplit> split_to_restore(const CheckpointReader& checkpoint, DM da);
 
 }  // namespace fracmfg::io
