@@ -57,6 +57,7 @@ const char* to_string(RebalanceReason reason) {
     case RebalanceReason::waiting: return "waiting";
     case RebalanceReason::no_data: return "no_data";
     case RebalanceReason::no_gain: return "no_gain";
+    case RebalanceReason::not_worth: return "not_worth";
     case RebalanceReason::resplit: return "resplit";
   }
   return "?";
@@ -94,7 +95,16 @@ void RebalancePolicy::reset() {
   resplits_ = 0;
   streak_ = 0;
   cooldown_left_ = 0;
+  cost_ = -1.0;
   last_ = RebalanceDecision{};
+}
+
+void RebalancePolicy::record_cost(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0.0) {
+    throw Error("rebalance: a re-split's cost must be finite and >= 0 s, got " +
+                std::to_string(seconds));
+  }
+  cost_ = seconds;
 }
 
 void RebalancePolicy::propose(RebalanceDecision& d) const {
@@ -120,15 +130,21 @@ void RebalancePolicy::propose(RebalanceDecision& d) const {
     d.lx = std::move(q.lx);
     d.ly = std::move(q.ly);
   }
-  d.predicted_current = imbalance(model_times(d.points, throughput_));
-  d.predicted_new = imbalance(model_times(d.counts, throughput_));
+  const std::vector<double> now = model_times(d.points, throughput_);
+  const std::vector<double> next = model_times(d.counts, throughput_);
+  d.predicted_current = imbalance(now);
+  d.predicted_new = imbalance(next);
+  d.predicted_saving =
+      *std::max_element(now.begin(), now.end()) - *std::max_element(next.begin(), next.end());
 }
 
 const RebalanceDecision& RebalancePolicy::observe(const std::vector<double>& seconds,
-                                                  const std::vector<PetscInt>& points) {
+                                                  const std::vector<PetscInt>& points,
+                                                  double horizon) {
   // Validate everything first: an error leaves the state as it was.
   const std::size_t p = seconds.size();
   if (p == 0) throw Error("rebalance: no ranks observed");
+  if (std::isnan(horizon)) throw Error("rebalance: the horizon is not a number");
   if (points.size() != p) {
     throw Error("rebalance: " + std::to_string(seconds.size()) + " times but " +
                 std::to_string(points.size()) + " point counts");
@@ -178,6 +194,8 @@ const RebalanceDecision& RebalancePolicy::observe(const std::vector<double>& sec
   d.points = points;
   d.throughputs = throughput_;
   d.imbalance = imbalance(seconds);
+  d.horizon = horizon < 0.0 ? -1.0 : horizon;
+  d.expected_cost = cost_;
 
   if (p == 1) {
     d.reason = RebalanceReason::single_rank;
@@ -198,14 +216,17 @@ const RebalanceDecision& RebalancePolicy::observe(const std::vector<double>& sec
   } else {
     propose(d);
     const bool changes = !d.counts.empty() && d.counts != d.points;
-    if (changes && d.predicted_new <= d.predicted_current - options_.hysteresis) {
+    const bool weighed = cost_ >= 0.0 && d.horizon >= 0.0;
+    if (!changes || !(d.predicted_new <= d.predicted_current - options_.hysteresis)) {
+      d.reason = RebalanceReason::no_gain;
+    } else if (weighed && !(d.horizon * d.predicted_saving > cost_)) {
+      d.reason = RebalanceReason::not_worth;
+    } else {
       d.reason = RebalanceReason::resplit;
       d.resplit = true;
       ++resplits_;
       streak_ = 0;
       cooldown_left_ = options_.cooldown;
-    } else {
-      d.reason = RebalanceReason::no_gain;
     }
   }
   last_ = std::move(d);

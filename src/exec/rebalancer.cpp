@@ -1,5 +1,6 @@
 #include "fracmfg/exec/rebalancer.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -31,7 +32,8 @@ Rebalancer::Rebalancer(MPI_Comm comm, RebalanceOptions options, core::Logger log
   MPI_Comm_size(comm_, &size_);
 }
 
-const RebalanceDecision& Rebalancer::observe(double my_seconds, PetscInt my_points) {
+const RebalanceDecision& Rebalancer::observe(double my_seconds, PetscInt my_points,
+                                             double horizon) {
   const auto p = static_cast<std::size_t>(size_);
   std::vector<double> seconds(p);
   std::vector<std::int64_t> points64(p);
@@ -41,12 +43,13 @@ const RebalanceDecision& Rebalancer::observe(double my_seconds, PetscInt my_poin
   const std::vector<PetscInt> points(points64.begin(), points64.end());
 
   // Identical input on every rank: the policy accepts or throws the same way everywhere.
-  const RebalanceDecision& d = policy_.observe(seconds, points);
+  const RebalanceDecision& d = policy_.observe(seconds, points, horizon);
 
   Fingerprint f;
   f.add(d.resplit);
   f.add(d.reason);
   f.add(d.imbalance);
+  f.add(d.horizon);
   f.add(d.counts);
   f.add(d.lx);
   f.add(d.ly);
@@ -56,11 +59,26 @@ const RebalanceDecision& Rebalancer::observe(double my_seconds, PetscInt my_poin
 
   log_.debug("rebalance: observation ", d.observation, " imbalance ", d.imbalance, " (",
              to_string(d.reason), ")");
+  if (d.reason == RebalanceReason::not_worth) {
+    log_.debug("rebalance: a re-split would save ", d.predicted_saving, " s per observation over ",
+               d.horizon, " more, less than its cost of ", d.expected_cost, " s");
+  }
   if (d.resplit) {
     log_.info("rebalance: imbalance ", d.imbalance, ", predicted ", d.predicted_current, " -> ",
               d.predicted_new, "; points per rank ", join(d.points), " -> ", join(d.counts));
   }
   return d;
+}
+
+void Rebalancer::record_cost(double my_seconds) {
+  // One reduction of {invalid here, seconds}: a NaN must not be lost in the maximum.
+  const bool valid = std::isfinite(my_seconds) && my_seconds >= 0.0;
+  const double mine[2] = {valid ? 0.0 : 1.0, valid ? my_seconds : 0.0};
+  double all[2] = {0.0, 0.0};
+  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm_);
+  if (all[0] != 0.0)
+    throw Error("rebalance: some rank reported a re-split cost that is not a time");
+  policy_.record_cost(all[1]);
 }
 
 }  // namespace fracmfg::exec

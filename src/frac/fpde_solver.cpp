@@ -116,8 +116,14 @@ struct FpdeSolver::Impl {
     window_seconds = 0.0;
     window_cpu_seconds = 0.0;
     window_start = now;
-    const exec::RebalanceDecision& d = rebalancer->observe(seconds, points);
-    if (d.resplit) resplit(d.lx, d.ly);
+    // The observations still to come: the steps left over the interval.
+    const double horizon = static_cast<double>(mesh.steps() - n) / interval;
+    const exec::RebalanceDecision& d = rebalancer->observe(seconds, points, horizon);
+    if (d.resplit) {
+      const auto t0 = Clock::now();
+      resplit(d.lx, d.ly);
+      rebalancer->record_cost(seconds_since(t0));
+    }
   }
 
   /// Moves u and the scheme's state to a grid with the ownership ranges lx (ly) and builds

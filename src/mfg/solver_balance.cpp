@@ -97,12 +97,18 @@ void Solver::Impl::balance(int it) {
     seconds = static_cast<double>(points) * static_cast<double>(interval) / speed;
   }
   log.debug("mfg: grid work ", work, " s CPU at a CPU share of ", share, " -> ", seconds, " s");
-  const exec::RebalanceDecision& dec = rebalancer->observe(seconds, points);
+  // The observations still to come, from the convergence rate so far (the history is the
+  // same on every rank); unknown while the changes do not contract yet.
+  const int left = iterations_left();
+  const double horizon = left < 0 ? -1.0 : static_cast<double>(left) / interval;
+  const exec::RebalanceDecision& dec = rebalancer->observe(seconds, points, horizon);
   if (dec.resplit) {
     const double t0 = MPI_Wtime();
     resplit(dec.lx, dec.ly);
+    const double cost = MPI_Wtime() - t0;
+    rebalancer->record_cost(cost);
     std::ostringstream os;
-    os << "mfg: grid re-split after iteration " << it << " (" << fmt(MPI_Wtime() - t0)
+    os << "mfg: grid re-split after iteration " << it << " (" << fmt(cost)
        << " s), points per rank in x:";
     const Grid& g = model->grid();
     for (PetscInt c : dec.lx) os << ' ' << c;

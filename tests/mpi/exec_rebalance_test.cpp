@@ -273,6 +273,35 @@ TEST(mpi_exec_rebalance, InvalidTimeOnOneRankThrowsOnEveryRank) {
   EXPECT_EQ(rb.policy().observations(), 1);
 }
 
+TEST(mpi_exec_rebalance, TheSlowestRanksResplitCostIsRecordedAndWeighed) {
+  const int p = comm_size();
+  const int me = comm_rank();
+  fe::RebalanceOptions o;
+  o.patience = 1;
+  fe::Rebalancer rb(PETSC_COMM_WORLD, o, quiet_log());
+  // Each rank took a different time; the policy holds the largest on every rank.
+  rb.record_cost(0.25 + 0.5 * me);
+  EXPECT_DOUBLE_EQ(rb.policy().cost(), 0.25 + 0.5 * (p - 1));
+  // A NaN or a negative time on one rank throws on every rank and keeps the recorded cost.
+  EXPECT_THROW(rb.record_cost(me == p - 1 ? std::nan("") : 1.0), fracmfg::Error);
+  EXPECT_THROW(rb.record_cost(me == 0 ? -1.0 : 1.0), fracmfg::Error);
+  EXPECT_DOUBLE_EQ(rb.policy().cost(), 0.25 + 0.5 * (p - 1));
+  if (p == 1) return;
+  // Rank r is r + 1 times slower: a saving of a good fraction of the slowest rank's time per
+  // observation. Over no further observation a known cost is never worth paying; over many
+  // it is.
+  const std::vector<PetscInt> counts = even(600);
+  const PetscInt mine = counts[static_cast<std::size_t>(me)];
+  const double seconds = static_cast<double>(mine) * cost_of(me);
+  const fe::RebalanceDecision& none = rb.observe(seconds, mine, 0.0);
+  EXPECT_EQ(none.reason, Reason::not_worth);
+  EXPECT_GT(none.predicted_saving, 0.0);
+  const double pays_after = rb.policy().cost() / none.predicted_saving;
+  const fe::RebalanceDecision& enough = rb.observe(seconds, mine, 2.0 * pays_after);
+  EXPECT_EQ(enough.reason, Reason::resplit);
+  EXPECT_TRUE(enough.resplit);
+}
+
 // --- DMDA migration ----------------------------------------------------------------------
 
 TEST(mpi_exec_rebalance, Migration1dKeepsEveryValueBitIdentical) {

@@ -397,4 +397,71 @@ TEST(exec_balance_policy, ReasonsHaveNames) {
   EXPECT_STREQ(fe::to_string(Reason::resplit), "resplit");
   EXPECT_STREQ(fe::to_string(Reason::cooling_down), "cooling_down");
   EXPECT_STREQ(fe::to_string(Reason::single_rank), "single_rank");
+  EXPECT_STREQ(fe::to_string(Reason::not_worth), "not_worth");
+}
+
+// Step 7: a re-split whose predicted saving over the run's remaining observations is below
+// the recorded cost of the last one is not worth it; without a cost or a horizon the rule
+// is as before.
+TEST(exec_balance_policy, AResplitMustPayForItsRecordedCost) {
+  fe::RebalanceOptions o;
+  o.patience = 1;
+  o.cooldown = 0;
+  const std::vector<double> cost = {1e-3, 2e-3};  // seconds per point: rank 1 twice as slow
+  const std::vector<PetscInt> points = {100, 100};
+  // Times 0.1 s and 0.2 s; the proposal 133/67 makes the slowest rank's time 0.134 s:
+  // a saving of 0.2 - 4/30 = 0.0667 s per observation.
+  const double saving = 0.2 - 2e-3 * 200.0 / 3.0;
+  {
+    fe::RebalancePolicy policy(o);
+    policy.record_cost(1.0);  // 15 observations pay for it
+    const fe::RebalanceDecision& few = policy.observe(times_of(points, cost), points, 10.0);
+    EXPECT_EQ(few.reason, Reason::not_worth);
+    EXPECT_FALSE(few.resplit);
+    EXPECT_NEAR(few.predicted_saving, saving, 2e-3);
+    EXPECT_DOUBLE_EQ(few.horizon, 10.0);
+    EXPECT_DOUBLE_EQ(few.expected_cost, 1.0);
+    EXPECT_FALSE(few.counts.empty());  // the proposal is reported with the refusal
+    EXPECT_EQ(policy.resplits(), 0);
+    const fe::RebalanceDecision& many = policy.observe(times_of(points, cost), points, 20.0);
+    EXPECT_EQ(many.reason, Reason::resplit);
+    EXPECT_TRUE(many.resplit);
+    EXPECT_EQ(many.counts, (std::vector<PetscInt>{133, 67}));
+  }
+  {
+    // Unknown horizon: the cost is not weighed.
+    fe::RebalancePolicy policy(o);
+    policy.record_cost(1e6);
+    EXPECT_TRUE(policy.observe(times_of(points, cost), points).resplit);
+  }
+  {
+    // No cost recorded yet (the first re-split): a horizon alone does not block.
+    fe::RebalancePolicy policy(o);
+    EXPECT_LT(policy.cost(), 0.0);
+    const fe::RebalanceDecision& d = policy.observe(times_of(points, cost), points, 0.0);
+    EXPECT_TRUE(d.resplit);
+    EXPECT_LT(d.expected_cost, 0.0);
+  }
+  {
+    // A horizon of zero observations never pays for a known cost, however cheap.
+    fe::RebalancePolicy policy(o);
+    policy.record_cost(0.0);
+    EXPECT_EQ(policy.observe(times_of(points, cost), points, 0.0).reason, Reason::not_worth);
+    EXPECT_TRUE(policy.observe(times_of(points, cost), points, 1.0).resplit);
+  }
+}
+
+TEST(exec_balance_policy, RecordedCostsAndHorizonsAreChecked) {
+  fe::RebalancePolicy policy;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(policy.record_cost(-1.0), fracmfg::Error);
+  EXPECT_THROW(policy.record_cost(nan), fracmfg::Error);
+  EXPECT_THROW(policy.record_cost(std::numeric_limits<double>::infinity()), fracmfg::Error);
+  EXPECT_LT(policy.cost(), 0.0);
+  EXPECT_THROW(policy.observe({1.0, 1.0}, {10, 10}, nan), fracmfg::Error);
+  EXPECT_EQ(policy.observations(), 0);
+  policy.record_cost(0.5);
+  EXPECT_DOUBLE_EQ(policy.cost(), 0.5);
+  policy.reset();
+  EXPECT_LT(policy.cost(), 0.0);
 }

@@ -28,7 +28,14 @@
 //     of the current layout P_cur = I(n / S) and of the proposal P_new = I(c / S); the split
 //     changes only when the proposal differs from the current split and
 //     P_new <= P_cur - hysteresis (default 0.05). Otherwise the observation ends with reason
-//     no_gain and the next one above threshold asks again.
+//     no_gain and the next one above threshold asks again;
+//  7. cost: once a re-split's wall time C has been recorded (record_cost(), the last one's),
+//     and when the caller says how many observations the run still expects (the horizon H,
+//     observe()'s third argument), the split changes only when the predicted saving pays for
+//     it: H (max_r T_r(current) - max_r T_r(proposal)) > C, the slowest rank's model time
+//     being what the others wait for in every observation. Otherwise the reason is
+//     not_worth. Without a recorded cost (the first re-split) or a horizon (a run of unknown
+//     length) this step is skipped.
 // A rank that owns nothing has no throughput; until every rank has one, a trigger ends
 // with reason no_data. Time the step's work only, not a migration.
 // The decision is a pure function of the sequence of (t, n) vectors, so every rank that
@@ -86,6 +93,7 @@ enum class RebalanceReason : std::uint8_t {
   no_data,       ///< above threshold long enough, but some rank has no throughput yet
   no_gain,       ///< proposal equals the current split, would not improve the imbalance
                  ///< by `hysteresis`, or no split meets min_per_rank
+  not_worth,     ///< the predicted saving over the horizon does not pay the re-split's cost
   resplit,       ///< the split changes to the proposal
 };
 /// The enumerator's name, e.g. "no_gain".
@@ -101,6 +109,13 @@ struct RebalanceDecision {
   /// evaluated: reasons no_gain and resplit).
   double predicted_current = std::numeric_limits<double>::quiet_NaN();
   double predicted_new = std::numeric_limits<double>::quiet_NaN();
+  /// Predicted seconds saved per observation by the proposal (max_r T_r of the current
+  /// layout minus that of the proposal), the observations the run still expects (< 0:
+  /// unknown) and the recorded cost of a re-split [s] (< 0: none yet); the saving is NaN
+  /// unless a proposal was evaluated.
+  double predicted_saving = std::numeric_limits<double>::quiet_NaN();
+  double horizon = -1.0;
+  double expected_cost = -1.0;
   std::vector<double> seconds;      ///< per rank, as observed [s]
   std::vector<PetscInt> points;     ///< per rank, as observed (the current layout)
   std::vector<double> throughputs;  ///< smoothed points/s per rank (0: no sample yet)
@@ -126,10 +141,19 @@ class RebalancePolicy {
 
   /// One observation: seconds[r] >= 0 (finite) and points[r] >= 0 for each rank r; the
   /// number of ranks must not change between calls, and for a 2D layout sum points must be
-  /// nx * ny. Throws Error otherwise (leaving the state unchanged). The reference stays
+  /// nx * ny. horizon: the observations the run still expects after this one (steps left /
+  /// interval; an estimate is fine), < 0 when unknown (then a re-split's cost is not
+  /// weighed). Throws Error otherwise (leaving the state unchanged). The reference stays
   /// valid until the next call.
   const RebalanceDecision& observe(const std::vector<double>& seconds,
-                                   const std::vector<PetscInt>& points);
+                                   const std::vector<PetscInt>& points, double horizon = -1.0);
+
+  /// The wall time [s] the last re-split took (finite, >= 0; the slowest rank's, including
+  /// what it rebuilt): the cost that later proposals must pay for (step 7). Throws Error
+  /// for a negative or non-finite value.
+  void record_cost(double seconds);
+  /// The recorded cost (< 0: none yet).
+  double cost() const { return cost_; }
 
   const RebalanceDecision& last() const { return last_; }
   const RebalanceOptions& options() const { return options_; }
@@ -155,6 +179,7 @@ class RebalancePolicy {
   std::int64_t resplits_ = 0;
   int streak_ = 0;
   int cooldown_left_ = 0;
+  double cost_ = -1.0;
   RebalanceDecision last_;
 };
 

@@ -40,8 +40,14 @@ class Rebalancer {
   /// Collective on comm: every rank passes its own step time [s] and owned points (grid
   /// points, not grid points x dof; particles for a particle array). All ranks return the
   /// same decision; invalid values on any rank throw the same Error on every rank. A
-  /// re-split is logged at info, every observation at debug.
-  const RebalanceDecision& observe(double my_seconds, PetscInt my_points);
+  /// re-split is logged at info, every observation at debug. horizon: the observations the
+  /// run still expects (RebalancePolicy::observe), the same on every rank; < 0: unknown.
+  const RebalanceDecision& observe(double my_seconds, PetscInt my_points, double horizon = -1.0);
+
+  /// Collective on comm: every rank passes the wall time its part of the last re-split took;
+  /// the slowest rank's becomes the cost later re-splits must pay for
+  /// (RebalancePolicy::record_cost).
+  void record_cost(double my_seconds);
 
   /// Not collective.
   void set_layout(const RebalanceLayout& layout) { policy_.set_layout(layout); }
