@@ -41,9 +41,26 @@ void check_options(const RebalanceOptions& o) {
 
 void check_layout(const RebalanceLayout& l) {
   if (l.dim == 1) return;
-  if (l.dim != 2) throw Error("rebalance: layout dimension must be 1 or 2");
-  if (l.px < 1 || l.py < 1) throw Error("rebalance: 2D process grid must be at least 1 x 1");
-  if (l.nx < 1 || l.ny < 1) throw Error("rebalance: 2D grid must have at least 1 x 1 points");
+  if (l.dim != 2 && l.dim != 3) throw Error("rebalance: layout dimension must be 1, 2 or 3");
+  if (l.px < 1 || l.py < 1 || l.pz < 1) {
+    throw Error("rebalance: the process grid must have at least 1 rank per axis");
+  }
+  if (l.nx < 1 || l.ny < 1 || l.nz < 1) {
+    throw Error("rebalance: the grid must have at least 1 point per axis");
+  }
+  if (l.dim == 2 && (l.pz != 1 || l.nz != 1)) {
+    throw Error("rebalance: a 2D layout has one rank and one point along z");
+  }
+}
+
+// The process grid and the grid points along each axis of a DMDA layout (dim >= 2).
+std::vector<int> procs_of(const RebalanceLayout& l) {
+  if (l.dim == 2) return {l.px, l.py};
+  return {l.px, l.py, l.pz};
+}
+std::vector<PetscInt> points_of(const RebalanceLayout& l) {
+  if (l.dim == 2) return {l.nx, l.ny};
+  return {l.nx, l.ny, l.nz};
 }
 
 }  // namespace
@@ -116,19 +133,27 @@ void RebalancePolicy::propose(RebalanceDecision& d) const {
     d.counts = partition(throughput_, static_cast<PetscInt>(total), options_.min_per_rank);
     d.lx = d.counts;
   } else {
-    if (layout_.nx < layout_.px * options_.min_per_rank ||
-        layout_.ny < layout_.py * options_.min_per_rank) {
-      return;
+    const std::vector<int> procs = procs_of(layout_);
+    const std::vector<PetscInt> n = points_of(layout_);
+    for (std::size_t a = 0; a < procs.size(); ++a) {
+      if (n[a] < procs[a] * options_.min_per_rank) return;  // no valid split exists
     }
-    Partition2d q = partition_2d(throughput_, layout_.px, layout_.py, layout_.nx, layout_.ny,
-                                 options_.min_per_rank);
+    std::vector<std::vector<PetscInt>> l =
+        partition_grid(throughput_, procs, n, options_.min_per_rank);
     d.counts.assign(p, 0);
-    const auto px = static_cast<std::size_t>(layout_.px);
-    for (std::size_t j = 0; j < q.ly.size(); ++j) {
-      for (std::size_t i = 0; i < px; ++i) d.counts[i + px * j] = q.lx[i] * q.ly[j];
+    for (std::size_t r = 0; r < p; ++r) {
+      PetscInt c = 1;
+      std::size_t rest = r;
+      for (std::size_t a = 0; a < procs.size(); ++a) {
+        const auto pa = static_cast<std::size_t>(procs[a]);
+        c *= l[a][rest % pa];
+        rest /= pa;
+      }
+      d.counts[r] = c;
     }
-    d.lx = std::move(q.lx);
-    d.ly = std::move(q.ly);
+    d.lx = std::move(l[0]);
+    d.ly = std::move(l[1]);
+    if (layout_.dim == 3) d.lz = std::move(l[2]);
   }
   const std::vector<double> now = model_times(d.points, throughput_);
   const std::vector<double> next = model_times(d.counts, throughput_);
@@ -168,15 +193,23 @@ const RebalanceDecision& RebalancePolicy::observe(const std::vector<double>& sec
   if (total > static_cast<std::int64_t>(std::numeric_limits<PetscInt>::max())) {
     throw Error("rebalance: " + std::to_string(total) + " points exceed PetscInt");
   }
-  if (layout_.dim == 2) {
-    if (p != static_cast<std::size_t>(layout_.px) * static_cast<std::size_t>(layout_.py)) {
-      throw Error("rebalance: " + std::to_string(p) + " ranks for a " + std::to_string(layout_.px) +
-                  " x " + std::to_string(layout_.py) + " process grid");
+  if (layout_.dim >= 2) {
+    const std::size_t ranks = static_cast<std::size_t>(layout_.px) *
+                              static_cast<std::size_t>(layout_.py) *
+                              static_cast<std::size_t>(layout_.pz);
+    const std::int64_t grid = static_cast<std::int64_t>(layout_.nx) * layout_.ny * layout_.nz;
+    std::string shape = std::to_string(layout_.px) + " x " + std::to_string(layout_.py);
+    std::string size = std::to_string(layout_.nx) + " x " + std::to_string(layout_.ny);
+    if (layout_.dim == 3) {
+      shape += " x " + std::to_string(layout_.pz);
+      size += " x " + std::to_string(layout_.nz);
     }
-    if (total != static_cast<std::int64_t>(layout_.nx) * layout_.ny) {
+    if (p != ranks) {
+      throw Error("rebalance: " + std::to_string(p) + " ranks for a " + shape + " process grid");
+    }
+    if (total != grid) {
       throw Error("rebalance: ranks own " + std::to_string(total) + " points in total, the " +
-                  std::to_string(layout_.nx) + " x " + std::to_string(layout_.ny) + " grid has " +
-                  std::to_string(static_cast<std::int64_t>(layout_.nx) * layout_.ny));
+                  size + " grid has " + std::to_string(grid));
     }
   }
 

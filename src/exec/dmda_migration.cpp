@@ -18,18 +18,19 @@ namespace {
 using core::IsHandle;
 using ScatterHandle = core::VecScatterHandle;
 
-// What migrate and create_dmda_like need to know of a 1D or 2D DMDA (1D: y of size 1).
+// What migrate and create_dmda_like need to know of a DMDA (1D: y and z of size 1; 2D: z of
+// size 1).
 struct DaInfo {
   MPI_Comm comm = MPI_COMM_NULL;
   PetscInt dim = 0;
   PetscInt nx = 0, ny = 1, nz = 1;
-  PetscInt px = 1, py = 1;
+  PetscInt px = 1, py = 1, pz = 1;
   PetscInt dof = 1;
   PetscInt stencil_width = 0;
-  DMBoundaryType bx = DM_BOUNDARY_NONE, by = DM_BOUNDARY_NONE;
+  DMBoundaryType bx = DM_BOUNDARY_NONE, by = DM_BOUNDARY_NONE, bz = DM_BOUNDARY_NONE;
   DMDAStencilType stencil = DMDA_STENCIL_BOX;
-  std::vector<PetscInt> lx, ly;
-  PetscInt xs = 0, ys = 0, xm = 0, ym = 1;
+  std::vector<PetscInt> lx, ly, lz;
+  PetscInt xs = 0, ys = 0, zs = 0, xm = 0, ym = 1, zm = 1;
 };
 
 DaInfo info_of(DM da, const char* who) {
@@ -38,27 +39,34 @@ DaInfo info_of(DM da, const char* who) {
   if (!is_da) throw Error(std::string(who) + ": not a DMDA");
   DaInfo a;
   FRACMFG_PETSC_CHECK(PetscObjectGetComm(reinterpret_cast<PetscObject>(da), &a.comm));
-  PetscInt pz = 1;
-  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &a.dim, &a.nx, &a.ny, &a.nz, &a.px, &a.py, &pz, &a.dof,
-                                  &a.stencil_width, &a.bx, &a.by, nullptr, &a.stencil));
-  if (a.dim != 1 && a.dim != 2) {
-    throw Error(std::string(who) + ": only 1D and 2D DMDAs are supported (got " +
-                std::to_string(a.dim) + "D)");
+  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &a.dim, &a.nx, &a.ny, &a.nz, &a.px, &a.py, &a.pz, &a.dof,
+                                  &a.stencil_width, &a.bx, &a.by, &a.bz, &a.stencil));
+  if (a.dim < 1 || a.dim > 3) {
+    throw Error(std::string(who) + ": a DMDA of dimension " + std::to_string(a.dim));
   }
   const PetscInt* lx = nullptr;
   const PetscInt* ly = nullptr;
-  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, &lx, &ly, nullptr));
+  const PetscInt* lz = nullptr;
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, &lx, &ly, &lz));
+  FRACMFG_PETSC_CHECK(DMDAGetCorners(da, &a.xs, &a.ys, &a.zs, &a.xm, &a.ym, &a.zm));
   a.lx.assign(lx, lx + a.px);
-  PetscInt zs = 0, zm = 0;
-  FRACMFG_PETSC_CHECK(DMDAGetCorners(da, &a.xs, &a.ys, &zs, &a.xm, &a.ym, &zm));
-  if (a.dim == 1) {
+  if (a.dim >= 2) {
+    a.ly.assign(ly, ly + a.py);
+  } else {
     a.ny = 1;
     a.py = 1;
     a.ly.assign(1, 1);
     a.ys = 0;
     a.ym = 1;
+  }
+  if (a.dim == 3) {
+    a.lz.assign(lz, lz + a.pz);
   } else {
-    a.ly.assign(ly, ly + a.py);
+    a.nz = 1;
+    a.pz = 1;
+    a.lz.assign(1, 1);
+    a.zs = 0;
+    a.zm = 1;
   }
   return a;
 }
@@ -76,8 +84,8 @@ std::size_t owner(const std::vector<PetscInt>& off, PetscInt g) {
 
 }  // namespace
 
-DmPtr create_dmda_like(DM old_da, const std::vector<PetscInt>& lx,
-                       const std::vector<PetscInt>& ly) {
+DmPtr create_dmda_like(DM old_da, const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly,
+                       const std::vector<PetscInt>& lz) {
   const DaInfo a = info_of(old_da, "create_dmda_like");
   auto check = [](const std::vector<PetscInt>& l, PetscInt parts, PetscInt n, const char* name) {
     if (static_cast<PetscInt>(l.size()) != parts) {
@@ -91,14 +99,19 @@ DmPtr create_dmda_like(DM old_da, const std::vector<PetscInt>& lx,
     }
   };
   check(lx, a.px, a.nx, "lx");
-  if (a.dim == 2) check(ly, a.py, a.ny, "ly");
+  if (a.dim >= 2) check(ly, a.py, a.ny, "ly");
+  if (a.dim == 3) check(lz, a.pz, a.nz, "lz");
 
   DM raw = nullptr;
   if (a.dim == 1) {
     FRACMFG_PETSC_CHECK(DMDACreate1d(a.comm, a.bx, a.nx, a.dof, a.stencil_width, lx.data(), &raw));
-  } else {
+  } else if (a.dim == 2) {
     FRACMFG_PETSC_CHECK(DMDACreate2d(a.comm, a.bx, a.by, a.stencil, a.nx, a.ny, a.px, a.py, a.dof,
                                      a.stencil_width, lx.data(), ly.data(), &raw));
+  } else {
+    FRACMFG_PETSC_CHECK(DMDACreate3d(a.comm, a.bx, a.by, a.bz, a.stencil, a.nx, a.ny, a.nz, a.px,
+                                     a.py, a.pz, a.dof, a.stencil_width, lx.data(), ly.data(),
+                                     lz.data(), &raw));
   }
   DmPtr da(raw);
   const char* prefix = nullptr;
@@ -133,26 +146,30 @@ DmdaMigration::DmdaMigration(DM old_da, DM new_da) {
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT) {
     throw Error("migrate: the DMDAs live on different communicators");
   }
-  if (a.dim != b.dim || a.nx != b.nx || a.ny != b.ny || a.dof != b.dof || a.px != b.px ||
-      a.py != b.py) {
+  if (a.dim != b.dim || a.nx != b.nx || a.ny != b.ny || a.nz != b.nz || a.dof != b.dof ||
+      a.px != b.px || a.py != b.py || a.pz != b.pz) {
     throw Error("migrate: the DMDAs differ in dimension, global size, dof or process grid");
   }
   comm_ = a.comm;
-  old_local_ = a.xm * a.ym * a.dof;
-  new_local_ = b.xm * b.ym * b.dof;
+  old_local_ = a.xm * a.ym * a.zm * a.dof;
+  new_local_ = b.xm * b.ym * b.zm * b.dof;
 
-  // PETSc's global order of a DMDA: ranks r = i + px j in order, each rank's box in natural
-  // order inside (x fastest, dof innermost). For every entry this rank owns in the new
-  // layout, find its index in the old layout from the old ownership ranges.
+  // PETSc's global order of a DMDA: ranks r = i + px (j + py k) in order, each rank's box in
+  // natural order inside (x fastest, dof innermost). For every point this rank owns in the
+  // new layout, find its index in the old layout from the old ownership ranges.
   const std::vector<PetscInt> xoff = offsets(a.lx);
   const std::vector<PetscInt> yoff = offsets(a.ly);
+  const std::vector<PetscInt> zoff = offsets(a.lz);
   const auto px = static_cast<std::size_t>(a.px);
-  std::vector<PetscInt> rank_start(px * a.ly.size(), 0);
-  PetscInt start = 0;
-  for (std::size_t j = 0; j < a.ly.size(); ++j) {
-    for (std::size_t i = 0; i < px; ++i) {
-      rank_start[i + px * j] = start;
-      start += a.lx[i] * a.ly[j] * a.dof;
+  const auto py = static_cast<std::size_t>(a.py);
+  std::vector<PetscInt> rank_start(px * py * a.lz.size(), 0);
+  PetscInt start = 0;  // in points
+  for (std::size_t k = 0; k < a.lz.size(); ++k) {
+    for (std::size_t j = 0; j < py; ++j) {
+      for (std::size_t i = 0; i < px; ++i) {
+        rank_start[i + px * (j + py * k)] = start;
+        start += a.lx[i] * a.ly[j] * a.lz[k];
+      }
     }
   }
   // One index per grid point, in blocks of dof entries (ISCreateBlock): the scatter's setup
@@ -160,18 +177,20 @@ DmdaMigration::DmdaMigration(DM old_da, DM new_da) {
   std::vector<std::size_t> col(static_cast<std::size_t>(b.xm));
   for (PetscInt i = 0; i < b.xm; ++i) col[static_cast<std::size_t>(i)] = owner(xoff, b.xs + i);
   std::vector<PetscInt> from;
-  from.reserve(static_cast<std::size_t>(b.xm * b.ym));
-  for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
-    const std::size_t pj = owner(yoff, j);
-    for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
-      const std::size_t pi = col[static_cast<std::size_t>(i - b.xs)];
-      const PetscInt base =
-          rank_start[pi + px * pj] + ((j - yoff[pj]) * a.lx[pi] + (i - xoff[pi])) * a.dof;
-      from.push_back(base / a.dof);
+  from.reserve(static_cast<std::size_t>(b.xm * b.ym * b.zm));
+  for (PetscInt k = b.zs; k < b.zs + b.zm; ++k) {
+    const std::size_t pk = owner(zoff, k);
+    for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
+      const std::size_t pj = owner(yoff, j);
+      for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
+        const std::size_t pi = col[static_cast<std::size_t>(i - b.xs)];
+        from.push_back(rank_start[pi + px * (pj + py * pk)] +
+                       ((k - zoff[pk]) * a.ly[pj] + (j - yoff[pj])) * a.lx[pi] + (i - xoff[pi]));
+      }
     }
   }
   // The scatter needs the two layouts only: vectors without storage stand for them.
-  const PetscInt total = a.nx * a.ny * a.dof;
+  const PetscInt total = a.nx * a.ny * a.nz * a.dof;
   VecPtr old_layout;
   VecPtr new_layout;
   FRACMFG_PETSC_CHECK(
@@ -228,7 +247,11 @@ VecPtr migrate(DM old_da, Vec old_vec, DM new_da) {
 RebalanceLayout dmda_layout(DM da) {
   const DaInfo a = info_of(da, "dmda_layout");
   if (a.dim == 1) return RebalanceLayout::contiguous();
-  return RebalanceLayout::grid_2d(static_cast<int>(a.px), static_cast<int>(a.py), a.nx, a.ny);
+  if (a.dim == 2) {
+    return RebalanceLayout::grid_2d(static_cast<int>(a.px), static_cast<int>(a.py), a.nx, a.ny);
+  }
+  return RebalanceLayout::grid_3d(static_cast<int>(a.px), static_cast<int>(a.py),
+                                  static_cast<int>(a.pz), a.nx, a.ny, a.nz);
 }
 
 }  // namespace fracmfg::exec

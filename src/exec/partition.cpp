@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "fracmfg/core/error.hpp"
 
@@ -115,30 +116,57 @@ std::vector<PetscInt> partition(const std::vector<double>& weights, PetscInt n,
   return std::vector<PetscInt>(c.begin(), c.end());
 }
 
-Partition2d partition_2d(const std::vector<double>& rank_weights, int px, int py, PetscInt nx,
-                         PetscInt ny, PetscInt min_per_rank) {
-  if (px < 1 || py < 1) throw Error("partition_2d: process grid must be at least 1 x 1");
-  if (rank_weights.size() != static_cast<std::size_t>(px) * static_cast<std::size_t>(py)) {
-    throw Error("partition_2d: " + std::to_string(rank_weights.size()) + " weights for a " +
-                std::to_string(px) + " x " + std::to_string(py) + " process grid");
+std::vector<std::vector<PetscInt>> partition_grid(const std::vector<double>& rank_weights,
+                                                  const std::vector<int>& procs,
+                                                  const std::vector<PetscInt>& points,
+                                                  PetscInt min_per_rank) {
+  if (procs.empty() || procs.size() != points.size()) {
+    throw Error("partition_grid: " + std::to_string(procs.size()) + " process counts for " +
+                std::to_string(points.size()) + " axes");
+  }
+  std::size_t ranks = 1;
+  std::string shape;
+  for (std::size_t a = 0; a < procs.size(); ++a) {
+    if (procs[a] < 1) throw Error("partition_grid: process grid must be at least 1 per axis");
+    ranks *= static_cast<std::size_t>(procs[a]);
+    shape += (a ? " x " : "") + std::to_string(procs[a]);
+  }
+  if (rank_weights.size() != ranks) {
+    throw Error("partition_grid: " + std::to_string(rank_weights.size()) + " weights for a " +
+                shape + " process grid");
   }
   for (double w : rank_weights) {
     if (!std::isfinite(w) || w <= 0.0) {
-      throw Error("partition_2d: weights must be finite and positive");
+      throw Error("partition_grid: weights must be finite and positive");
     }
   }
-  std::vector<double> column(static_cast<std::size_t>(px), 0.0);
-  std::vector<double> row(static_cast<std::size_t>(py), 0.0);
-  for (std::size_t j = 0; j < row.size(); ++j) {
-    for (std::size_t i = 0; i < column.size(); ++i) {
-      const double w = rank_weights[i + column.size() * j];
-      column[i] += w;
-      row[j] += w;
+  // Slab totals: the weight of every rank adds to its slab along each axis.
+  std::vector<std::vector<double>> slab(procs.size());
+  for (std::size_t a = 0; a < procs.size(); ++a) {
+    slab[a].assign(static_cast<std::size_t>(procs[a]), 0.0);
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    std::size_t rest = r;
+    for (std::size_t a = 0; a < procs.size(); ++a) {
+      const auto pa = static_cast<std::size_t>(procs[a]);
+      slab[a][rest % pa] += rank_weights[r];
+      rest /= pa;
     }
   }
+  std::vector<std::vector<PetscInt>> out(procs.size());
+  for (std::size_t a = 0; a < procs.size(); ++a) {
+    out[a] = partition(slab[a], points[a], min_per_rank);
+  }
+  return out;
+}
+
+Partition2d partition_2d(const std::vector<double>& rank_weights, int px, int py, PetscInt nx,
+                         PetscInt ny, PetscInt min_per_rank) {
+  std::vector<std::vector<PetscInt>> l =
+      partition_grid(rank_weights, {px, py}, {nx, ny}, min_per_rank);
   Partition2d out;
-  out.lx = partition(column, nx, min_per_rank);
-  out.ly = partition(row, ny, min_per_rank);
+  out.lx = std::move(l[0]);
+  out.ly = std::move(l[1]);
   return out;
 }
 

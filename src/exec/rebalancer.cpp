@@ -53,6 +53,7 @@ const RebalanceDecision& Rebalancer::observe(double my_seconds, PetscInt my_poin
   f.add(d.counts);
   f.add(d.lx);
   f.add(d.ly);
+  f.add(d.lz);
   if (!same_on_all_ranks(comm_, f.value())) {
     throw Error("rebalance: ranks reached different decisions from the same data");
   }

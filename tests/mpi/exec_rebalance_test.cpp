@@ -86,16 +86,26 @@ fe::DmPtr make_2d(PetscInt nx, PetscInt ny, PetscInt dof, DMBoundaryType bx, DMB
   return da;
 }
 
+fe::DmPtr make_3d(PetscInt nx, PetscInt ny, PetscInt nz, PetscInt dof, DMBoundaryType b,
+                  DMDAStencilType st) {
+  DM raw = nullptr;
+  FRACMFG_PETSC_CHECK(DMDACreate3d(PETSC_COMM_WORLD, b, DM_BOUNDARY_NONE, b, st, nx, ny, nz,
+                                   PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, dof, 1, nullptr,
+                                   nullptr, nullptr, &raw));
+  fe::DmPtr da(raw);
+  FRACMFG_PETSC_CHECK(DMSetUp(raw));
+  return da;
+}
+
 struct Box {
-  PetscInt xs = 0, ys = 0, xm = 0, ym = 1, nx = 0, dof = 1, dim = 1;
+  PetscInt xs = 0, ys = 0, zs = 0, xm = 0, ym = 1, zm = 1, nx = 0, ny = 1, dof = 1, dim = 1;
 };
 
 Box box_of(DM da) {
   Box b;
-  PetscInt zs = 0, zm = 0;
-  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &b.dim, &b.nx, nullptr, nullptr, nullptr, nullptr, nullptr,
+  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, &b.dim, &b.nx, &b.ny, nullptr, nullptr, nullptr, nullptr,
                                   &b.dof, nullptr, nullptr, nullptr, nullptr, nullptr));
-  FRACMFG_PETSC_CHECK(DMDAGetCorners(da, &b.xs, &b.ys, &zs, &b.xm, &b.ym, &zm));
+  FRACMFG_PETSC_CHECK(DMDAGetCorners(da, &b.xs, &b.ys, &b.zs, &b.xm, &b.ym, &b.zm));
   if (b.dim == 1) {
     b.ys = 0;
     b.ym = 1;
@@ -103,7 +113,7 @@ Box box_of(DM da) {
   return b;
 }
 
-// Visits every owned (natural index, value slot) of a global vector of a 1D or 2D DMDA.
+// Visits every owned (natural index, value slot) of a global vector of a DMDA.
 template <class Fn>
 void for_each_owned(DM da, Vec v, Fn&& fn) {
   const Box b = box_of(da);
@@ -112,6 +122,19 @@ void for_each_owned(DM da, Vec v, Fn&& fn) {
     FRACMFG_PETSC_CHECK(DMDAVecGetArrayDOF(da, v, &a));
     for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
       for (PetscInt c = 0; c < b.dof; ++c) fn(std::int64_t{i} * b.dof + c, a[i][c]);
+    }
+    FRACMFG_PETSC_CHECK(DMDAVecRestoreArrayDOF(da, v, &a));
+  } else if (b.dim == 3) {
+    PetscScalar**** a = nullptr;
+    FRACMFG_PETSC_CHECK(DMDAVecGetArrayDOF(da, v, &a));
+    for (PetscInt k = b.zs; k < b.zs + b.zm; ++k) {
+      for (PetscInt j = b.ys; j < b.ys + b.ym; ++j) {
+        for (PetscInt i = b.xs; i < b.xs + b.xm; ++i) {
+          for (PetscInt c = 0; c < b.dof; ++c) {
+            fn(((std::int64_t{k} * b.ny + j) * b.nx + i) * b.dof + c, a[k][j][i][c]);
+          }
+        }
+      }
     }
     FRACMFG_PETSC_CHECK(DMDAVecRestoreArrayDOF(da, v, &a));
   } else {
@@ -159,6 +182,15 @@ std::vector<PetscInt> ranges_y(DM da) {
   const PetscInt* ly = nullptr;
   FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, nullptr, &ly, nullptr));
   return std::vector<PetscInt>(ly, ly + py);
+}
+
+std::vector<PetscInt> ranges_z(DM da) {
+  PetscInt pz = 0;
+  FRACMFG_PETSC_CHECK(DMDAGetInfo(da, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &pz,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+  const PetscInt* lz = nullptr;
+  FRACMFG_PETSC_CHECK(DMDAGetOwnershipRanges(da, nullptr, nullptr, &lz));
+  return std::vector<PetscInt>(lz, lz + pz);
 }
 
 struct Particle {
@@ -377,6 +409,46 @@ TEST(mpi_exec_rebalance, Migration2dKeepsEveryValueBitIdentical) {
 
 // One DmdaMigration moves many vectors (the time levels of a state) exactly as migrate()
 // moves each, and refuses a vector of another layout on every rank.
+TEST(mpi_exec_rebalance, Migration3dKeepsEveryValueBitIdentical) {
+  const PetscInt nx = 13, ny = 7, nz = 11;
+  for (PetscInt dof : {1, 3}) {
+    for (int variant = 0; variant < 2; ++variant) {
+      fe::DmPtr da = make_3d(nx, ny, nz, dof, boundary_for(variant),
+                             variant == 0 ? DMDA_STENCIL_STAR : DMDA_STENCIL_BOX);
+      const std::vector<PetscInt> lx0 = ranges_x(da.get());
+      const std::vector<PetscInt> ly0 = ranges_y(da.get());
+      const std::vector<PetscInt> lz0 = ranges_z(da.get());
+      const fe::RebalanceLayout layout = fe::dmda_layout(da.get());
+      EXPECT_EQ(layout.dim, 3);
+      EXPECT_EQ(layout.px * layout.py * layout.pz, comm_size());
+      EXPECT_EQ(layout.nz, nz);
+      fe::VecPtr u;
+      {
+        Vec raw = nullptr;
+        FRACMFG_PETSC_CHECK(DMCreateGlobalVector(da.get(), &raw));
+        u.reset(raw);
+      }
+      fill(da.get(), u.get());
+      const auto l = fe::partition_grid(speeds(), {layout.px, layout.py, layout.pz}, {nx, ny, nz});
+      fe::DmPtr next = fe::create_dmda_like(da.get(), l[0], l[1], l[2]);
+      EXPECT_EQ(ranges_x(next.get()), l[0]);
+      EXPECT_EQ(ranges_y(next.get()), l[1]);
+      EXPECT_EQ(ranges_z(next.get()), l[2]);
+      if (comm_size() > 1) {
+        EXPECT_NE(std::vector<std::vector<PetscInt>>({lx0, ly0, lz0}), l) << "the split moved";
+      }
+      fe::VecPtr v = fe::migrate(da.get(), u.get(), next.get());
+      EXPECT_EQ(mismatches(next.get(), v.get()), 0) << "dof " << dof << " variant " << variant;
+      fe::DmPtr again = fe::create_dmda_like(next.get(), lx0, ly0, lz0);
+      fe::VecPtr w = fe::migrate(next.get(), v.get(), again.get());
+      PetscBool same = PETSC_FALSE;
+      FRACMFG_PETSC_CHECK(VecEqual(u.get(), w.get(), &same));
+      EXPECT_TRUE(same);
+      EXPECT_THROW(fe::create_dmda_like(da.get(), lx0, ly0, {nz + 1}), fracmfg::Error);
+    }
+  }
+}
+
 TEST(mpi_exec_rebalance, ReusedMigrationMovesEveryVectorAsMigrateDoes) {
   const PetscInt nx = 29;
   const PetscInt ny = 13;

@@ -66,8 +66,15 @@ TEST(exec_balance_policy, InvalidOptionsAreRejected) {
   EXPECT_THROW(fe::RebalancePolicy(with([](auto& o) { o.min_per_rank = -1; })), fracmfg::Error);
   EXPECT_THROW(fe::RebalancePolicy({}, fe::RebalanceLayout::grid_2d(0, 1, 4, 4)), fracmfg::Error);
   fe::RebalanceLayout bad;
-  bad.dim = 3;
+  bad.dim = 4;
   EXPECT_THROW(fe::RebalancePolicy({}, bad), fracmfg::Error);
+  EXPECT_THROW(fe::RebalancePolicy({}, fe::RebalanceLayout::grid_3d(1, 1, 0, 4, 4, 4)),
+               fracmfg::Error);
+  EXPECT_THROW(fe::RebalancePolicy({}, fe::RebalanceLayout::grid_3d(1, 1, 1, 4, 4, 0)),
+               fracmfg::Error);
+  fe::RebalanceLayout flat = fe::RebalanceLayout::grid_2d(1, 1, 4, 4);
+  flat.pz = 2;  // a 2D layout split along z
+  EXPECT_THROW(fe::RebalancePolicy({}, flat), fracmfg::Error);
 }
 
 TEST(exec_balance_policy, BalancedLoadNeverTriggers) {
@@ -338,6 +345,30 @@ TEST(exec_balance_policy, TwoDimensionalLayoutProposesTensorProductRanges) {
     for (std::size_t i = 0; i < 2; ++i) EXPECT_EQ(d.counts[i + 2 * j], d.lx[i] * d.ly[j]);
   }
   EXPECT_LT(d.predicted_new, d.predicted_current - 0.05);
+}
+
+TEST(exec_balance_policy, ThreeDimensionalLayoutProposesTensorProductRanges) {
+  // 1 x 2 x 3 process grid, rank r = i + px (j + py k) = j + 2 k; the ranks of slab k = 2
+  // are three times as fast as the others, and rank speeds do not depend on j.
+  const PetscInt nx = 6, ny = 10, nz = 30;
+  fe::RebalancePolicy policy({}, fe::RebalanceLayout::grid_3d(1, 2, 3, nx, ny, nz));
+  const std::vector<PetscInt> points(6, nx * 5 * 10);  // ly = 5 5, lz = 10 10 10
+  const std::vector<double> cost = {3e-6, 3e-6, 3e-6, 3e-6, 1e-6, 1e-6};
+  EXPECT_FALSE(policy.observe(times_of(points, cost), points).resplit);
+  const fe::RebalanceDecision& d = policy.observe(times_of(points, cost), points);
+  ASSERT_TRUE(d.resplit);
+  EXPECT_EQ(d.lx, (std::vector<PetscInt>{6}));
+  EXPECT_EQ(d.ly, (std::vector<PetscInt>{5, 5}));
+  EXPECT_EQ(d.lz, (std::vector<PetscInt>{6, 6, 18}));  // slab weights 1 : 1 : 3
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t j = 0; j < 2; ++j) {
+      EXPECT_EQ(d.counts[j + 2 * k], d.lx[0] * d.ly[j] * d.lz[k]);
+    }
+  }
+  EXPECT_LT(d.predicted_new, 1e-12);
+  // Observations must cover the whole 3D grid on 6 ranks.
+  EXPECT_THROW(policy.observe({1, 1, 1, 1, 1, 1}, {300, 300, 300, 300, 300, 299}), fracmfg::Error);
+  EXPECT_THROW(policy.observe({1, 1, 1}, {600, 600, 600}), fracmfg::Error);
 }
 
 TEST(exec_balance_policy, InvalidObservationsThrowAndChangeNothing) {

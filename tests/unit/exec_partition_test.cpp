@@ -118,6 +118,39 @@ TEST(exec_partition, TwoDimensionalSplitFollowsRowAndColumnSpeeds) {
   EXPECT_EQ(slow.ly[0] + slow.ly[1], 70);
 }
 
+TEST(exec_partition, ThreeDimensionalSplitFollowsTheSlabSpeeds) {
+  // Speeds a_i b_j c_k with a = (1, 3), b = (1), c = (1, 1, 2) on a 2 x 1 x 3 process grid,
+  // PETSc rank order i + px (j + py k): exact for a product of axis speeds.
+  const std::vector<double> a{1, 3};
+  const std::vector<double> c{1, 1, 2};
+  std::vector<double> w;
+  for (double ck : c) {
+    for (double ai : a) w.push_back(ai * ck);
+  }
+  const auto l = fe::partition_grid(w, {2, 1, 3}, {40, 9, 40});
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0], (std::vector<PetscInt>{10, 30}));
+  EXPECT_EQ(l[1], (std::vector<PetscInt>{9}));
+  EXPECT_EQ(l[2], (std::vector<PetscInt>{10, 10, 20}));
+  // Equal speeds: PETSc's split along every axis.
+  const auto even = fe::partition_grid(std::vector<double>(12, 1.0), {3, 2, 2}, {10, 7, 5});
+  EXPECT_EQ(even[0], (std::vector<PetscInt>{4, 3, 3}));
+  EXPECT_EQ(even[1], (std::vector<PetscInt>{4, 3}));
+  EXPECT_EQ(even[2], (std::vector<PetscInt>{3, 2}));
+  // The 2D split is the same function on two axes.
+  const fe::Partition2d two = fe::partition_2d({0.25, 1, 1, 1}, 2, 2, 70, 70);
+  const auto grid = fe::partition_grid({0.25, 1, 1, 1}, {2, 2}, {70, 70});
+  EXPECT_EQ(two.lx, grid[0]);
+  EXPECT_EQ(two.ly, grid[1]);
+  // Bad input.
+  EXPECT_THROW(fe::partition_grid({1, 1}, {2, 1, 2}, {10, 10, 10}), fracmfg::Error);
+  EXPECT_THROW(fe::partition_grid({1, 1}, {2, 1}, {10, 10, 10}), fracmfg::Error);
+  EXPECT_THROW(fe::partition_grid({1, 1}, {2, 0, 1}, {10, 10, 10}), fracmfg::Error);
+  EXPECT_THROW(fe::partition_grid({1, -1}, {2, 1, 1}, {10, 10, 10}), fracmfg::Error);
+  EXPECT_THROW(fe::partition_grid({1, 1}, {1, 1, 2}, {10, 10, 1}), fracmfg::Error);
+  EXPECT_THROW(fe::partition_grid({}, {}, {}), fracmfg::Error);
+}
+
 TEST(exec_partition, TwoDimensionalSplitChecksItsInput) {
   EXPECT_THROW(fe::partition_2d({1, 1, 1}, 2, 2, 10, 10), fracmfg::Error);
   EXPECT_THROW(fe::partition_2d({1, 0, 1, 1}, 2, 2, 10, 10), fracmfg::Error);

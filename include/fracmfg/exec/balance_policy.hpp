@@ -22,8 +22,9 @@
 //  4. trigger: I > threshold (default 0.2, i.e. the slowest rank 20% slower than the mean)
 //     for `patience` consecutive observations (default 2);
 //  5. proposal: counts proportional to S (exec::partition(S, sum n_r, min_per_rank) for a
-//     contiguous layout; exec::partition_2d(S, px, py, nx, ny, min_per_rank) for a 2D DMDA,
-//     whose rank r gets lx[i] * ly[j] points, r = i + px j);
+//     contiguous layout; exec::partition_grid(S, {px, py(, pz)}, {nx, ny(, nz)}, min_per_rank)
+//     for a 2D or 3D DMDA, whose rank r gets lx[i] * ly[j] (* lz[k]) points,
+//     r = i + px (j + py k));
 //  6. hysteresis: with the model time T_r = c_r / S_r of a layout c, the predicted imbalance
 //     of the current layout P_cur = I(n / S) and of the proposal P_new = I(c / S); the split
 //     changes only when the proposal differs from the current split and
@@ -68,18 +69,24 @@ struct RebalanceOptions {
   PetscInt min_per_rank = 1;
 };
 
-/// What is split: contiguous per-rank blocks in rank order (a 1D DMDA, particle arrays) or
-/// the px x py process grid of a 2D DMDA (rank r = i + px j owns lx[i] x ly[j] points).
+/// What is split: contiguous per-rank blocks in rank order (a 1D DMDA, particle arrays),
+/// the px x py process grid of a 2D DMDA (rank r = i + px j owns lx[i] x ly[j] points) or
+/// the px x py x pz grid of a 3D one (rank r = i + px (j + py k) owns lx[i] ly[j] lz[k]).
 struct RebalanceLayout {
-  int dim = 1;      ///< 1: contiguous blocks; 2: 2D DMDA
-  int px = 1;       ///< 2D: process grid
-  int py = 1;       ///< 2D: process grid
-  PetscInt nx = 0;  ///< 2D: global grid points in x
-  PetscInt ny = 0;  ///< 2D: global grid points in y
+  int dim = 1;      ///< 1: contiguous blocks; 2: 2D DMDA; 3: 3D DMDA
+  int px = 1;       ///< 2D, 3D: process grid
+  int py = 1;       ///< 2D, 3D: process grid
+  PetscInt nx = 0;  ///< 2D, 3D: global grid points in x
+  PetscInt ny = 0;  ///< 2D, 3D: global grid points in y
+  int pz = 1;       ///< 3D: process grid
+  PetscInt nz = 1;  ///< 3D: global grid points in z
 
   static RebalanceLayout contiguous() { return {}; }
   static RebalanceLayout grid_2d(int px, int py, PetscInt nx, PetscInt ny) {
-    return {2, px, py, nx, ny};
+    return {2, px, py, nx, ny, 1, 1};
+  }
+  static RebalanceLayout grid_3d(int px, int py, int pz, PetscInt nx, PetscInt ny, PetscInt nz) {
+    return {3, px, py, nx, ny, pz, nz};
   }
 };
 
@@ -120,10 +127,11 @@ struct RebalanceDecision {
   std::vector<PetscInt> points;     ///< per rank, as observed (the current layout)
   std::vector<double> throughputs;  ///< smoothed points/s per rank (0: no sample yet)
   /// The proposal (empty unless evaluated): points per rank; lx (contiguous: equal to
-  /// counts) and ly (2D only) as DMDACreate1d/2d take them.
+  /// counts), ly (2D, 3D) and lz (3D) as DMDACreate1d/2d/3d take them.
   std::vector<PetscInt> counts;
   std::vector<PetscInt> lx;
   std::vector<PetscInt> ly;
+  std::vector<PetscInt> lz;
 };
 
 /// max t / mean t - 1 of per-rank times; 0 for fewer than two ranks or a zero mean.
@@ -140,9 +148,9 @@ class RebalancePolicy {
   void set_layout(const RebalanceLayout& layout);
 
   /// One observation: seconds[r] >= 0 (finite) and points[r] >= 0 for each rank r; the
-  /// number of ranks must not change between calls, and for a 2D layout sum points must be
-  /// nx * ny. horizon: the observations the run still expects after this one (steps left /
-  /// interval; an estimate is fine), < 0 when unknown (then a re-split's cost is not
+  /// number of ranks must not change between calls, and for a 2D (3D) layout sum points
+  /// must be nx * ny (* nz). horizon: the observations the run still expects after this one (steps
+  /// left / interval; an estimate is fine), < 0 when unknown (then a re-split's cost is not
   /// weighed). Throws Error otherwise (leaving the state unchanged). The reference stays
   /// valid until the next call.
   const RebalanceDecision& observe(const std::vector<double>& seconds,

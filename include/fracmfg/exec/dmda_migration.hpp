@@ -3,7 +3,7 @@
 // existing one with other ranges (create_dmda_like), the copy of a global vector between
 // the two (migrate), and the layout the balance policy needs to know of a DMDA
 // (dmda_layout). The ranges come from exec::RebalanceDecision (balance_policy.hpp) or
-// exec::partition / partition_2d (partition.hpp).
+// exec::partition / partition_2d / partition_grid (partition.hpp).
 //
 //   exec::DmPtr next = exec::create_dmda_like(da, d.lx, d.ly);   // collective
 //   exec::VecPtr u_next = exec::migrate(da, u, next.get());      // collective
@@ -18,8 +18,8 @@
 
 namespace fracmfg::exec {
 
-/// The layout of a DMDA: contiguous for 1D, grid_2d for 2D; Error for 3D or a DM that is
-/// not a DMDA. Not collective.
+/// The layout of a DMDA: contiguous for 1D, grid_2d for 2D, grid_3d for 3D; Error for a DM
+/// that is not a DMDA. Not collective.
 RebalanceLayout dmda_layout(DM da);
 
 /// Owning handles (core/petsc_handles.hpp: DMDestroy / VecDestroy, safe after PetscFinalize).
@@ -28,16 +28,17 @@ using VecPtr = core::VecHandle;
 
 /// A DMDA like old_da (communicator, global sizes, dof, stencil type and width, boundary
 /// types, process grid, options prefix, field names, coordinates if set, moved exactly)
-/// whose ownership ranges are lx (px entries, sum = global x size) and, for 2D, ly (py
-/// entries, sum = global y size; ignored for 1D). Collective on old_da's communicator.
-/// Throws Error for a 3D DMDA or ranges that do not fit; PetscError if PETSc refuses them
-/// (e.g. a range shorter than the stencil width).
+/// whose ownership ranges are lx (px entries, sum = global x size), for 2D and 3D ly (py
+/// entries, sum = global y size) and for 3D lz (pz entries); ranges beyond the DMDA's
+/// dimension are ignored. Collective on old_da's communicator. Throws Error for ranges that
+/// do not fit; PetscError if PETSc refuses them (e.g. a range shorter than the stencil
+/// width).
 DmPtr create_dmda_like(DM old_da, const std::vector<PetscInt>& lx,
-                       const std::vector<PetscInt>& ly = {});
+                       const std::vector<PetscInt>& ly = {}, const std::vector<PetscInt>& lz = {});
 
 /// Copies the global vector old_vec of old_da into the global vector new_vec of new_da,
 /// entry by entry in natural (grid) order, so every value arrives bit-identical. The DMDAs
-/// must share communicator, dimension (1 or 2), global sizes and dof; their ownership
+/// must share communicator, dimension, global sizes, dof and process grid; their ownership
 /// ranges may differ. One VecScatter built from both DMDAs' corners (no AO). Collective;
 /// Error on every rank for mismatched DMDAs or vector sizes.
 void migrate(DM old_da, Vec old_vec, DM new_da, Vec new_vec);

@@ -45,4 +45,14 @@ struct Partition2d {
 Partition2d partition_2d(const std::vector<double>& rank_weights, int px, int py, PetscInt nx,
                          PetscInt ny, PetscInt min_per_rank = 1);
 
+/// The same for a process grid of any dimension d (procs[a] ranks and points[a] grid points
+/// along axis a; a 3D DMDA's px x py x pz): rank r = i0 + procs[0] (i1 + procs[1] i2 ...)
+/// in PETSc's order; the ranges along axis a follow the totals of the rank weights over the
+/// slabs i_a = const, which is exact for weights w = a_i0 b_i1 c_i2. Returns d vectors of
+/// ownership counts (lx, ly, lz). Throws Error as partition_2d().
+std::vector<std::vector<PetscInt>> partition_grid(const std::vector<double>& rank_weights,
+                                                  const std::vector<int>& procs,
+                                                  const std::vector<PetscInt>& points,
+                                                  PetscInt min_per_rank = 1);
+
 }  // namespace fracmfg::exec
