@@ -289,9 +289,6 @@ void check_mfg(const Value& root, const std::string& file) {
     if (coupling.text == "nonlocal") {
       fail(file, coupling.pos, coupling.path, "nonlocal is not available in 3D; use log or power");
     }
-    if (const Value* balance = root.find("execution.balance.grid"); balance && balance->boolean) {
-      fail(file, balance->pos, balance->path, "the grid load balance is not available in 3D");
-    }
   }
 
   // The particles move with the drift grad u / c of the quadratic Hamiltonian.

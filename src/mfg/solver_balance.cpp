@@ -62,9 +62,6 @@ void Solver::set_balance(const core::BalanceOptions& options) {
   d.rebalancer.reset();
   d.model->set_work_accounting(false);
   if (!options.enabled) return;
-  if (d.model->grid().dim > 2) {
-    throw Error("mfg: the grid load balance is available for 1D and 2D grids");
-  }
   exec::RebalanceOptions ro;
   ro.threshold = options.threshold;
   ro.patience = options.patience;
@@ -104,7 +101,7 @@ void Solver::Impl::balance(int it) {
   const exec::RebalanceDecision& dec = rebalancer->observe(seconds, points, horizon);
   if (dec.resplit) {
     const double t0 = MPI_Wtime();
-    resplit(dec.lx, dec.ly);
+    resplit(dec.lx, dec.ly, dec.lz);
     const double cost = MPI_Wtime() - t0;
     rebalancer->record_cost(cost);
     std::ostringstream os;
@@ -112,9 +109,13 @@ void Solver::Impl::balance(int it) {
        << " s), points per rank in x:";
     const Grid& g = model->grid();
     for (PetscInt c : dec.lx) os << ' ' << c;
-    if (g.dim == 2) {
+    if (g.dim >= 2) {
       os << "; in y:";
       for (PetscInt c : dec.ly) os << ' ' << c;
+    }
+    if (g.dim == 3) {
+      os << "; in z:";
+      for (PetscInt c : dec.lz) os << ' ' << c;
     }
     log.info(os.str());
   }
@@ -122,9 +123,10 @@ void Solver::Impl::balance(int it) {
   window_work = model->work_seconds();
 }
 
-void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
+void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly,
+                           const std::vector<PetscInt>& lz) {
   const double t0 = MPI_Wtime();
-  auto next = std::make_unique<Model>(comm, problem(), lx, ly);
+  auto next = std::make_unique<Model>(comm, problem(), lx, ly, lz);
   next->set_work_accounting(true);  // only the balance re-splits
   DM from = model->dm();
   DM to = next->dm();

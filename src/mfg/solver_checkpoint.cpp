@@ -105,7 +105,7 @@ void Solver::restart(const std::string& path) {
   // into the new layout); otherwise on this job's split, which the balance adjusts.
   if (d.rebalancer) {
     if (const std::optional<io::DmdaSplit> saved = io::split_to_restore(*rk, dm)) {
-      d.resplit(saved->x, saved->y);
+      d.resplit(saved->x, saved->y, saved->z);
       dm = d.model->dm();
       d.log.info("mfg: restart continues on the checkpoint's split of the grid");
     }

@@ -119,8 +119,9 @@ struct Solver::Impl {
   // balance_options.interval iterations, and a re-split when it asks for one. Collective.
   void balance(int it);
   // Moves the state (every level of U and M, the Anderson history) to the ownership ranges
-  // lx (ly) and builds the model and operators again on them. Collective.
-  void resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly);
+  // lx (ly, lz) and builds the model and operators again on them. Collective.
+  void resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly,
+               const std::vector<PetscInt>& lz);
 
   // The fixed point (solver.cpp).
   double theta(int k) const;

@@ -4,8 +4,8 @@
 // run agrees with a static one to round-off, through re-splits in both directions), a
 // checkpoint written after a re-split restarts on one rank to the same result, and the
 // split follows the speeds a GPU placement gives (some ranks with a device, some without).
-// 1D and 2D, periodic and reflecting, local and nonlocal couplings, finite differences and
-// particles.
+// 1D, 2D and 3D, periodic and reflecting, local and nonlocal couplings, finite differences
+// and particles.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscsys.h>
@@ -67,6 +67,14 @@ const Case kCases[] = {
      "  coupling: {type: nonlocal, width: 0.15, potential: \"cos(2*pi*x)*sin(2*pi*y)\"}\n"
      "  initial_density: \"1 + 0.8*sin(2*pi*x)\"\n"
      "  iteration: {damping: 0.3, tolerance: 1.0e-10, max_iterations: 300}\n"},
+    {"reflecting_3d_log_power",
+     "problem: mfg\nmfg:\n  domain: {length: [1.0, 0.8, 0.9], boundary: reflecting}\n"
+     "  grid: {points: [10, 8, 9]}\n  time: {horizon: 0.4, steps: 6}\n  diffusion: 0.03\n"
+     "  hamiltonian: {type: power, exponent: 1.8}\n"
+     "  coupling: {type: log, potential: \"2*exp(-((x-0.5)^2+(y-0.4)^2+(z-0.45)^2)/0.03)\"}\n"
+     "  initial_density: \"exp(-((x-0.2)^2+(y-0.4)^2+(z-0.3)^2)/0.03)\"\n"
+     "  terminal_cost: \"(x-0.9)^2 + 0.5*(z-0.6)^2\"\n"
+     "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 200}\n"},
     {"periodic_1d_particles",
      "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
      "  grid: {points: [48]}\n  time: {horizon: 0.5, steps: 10}\n  diffusion: 0.05\n"
@@ -311,8 +319,8 @@ double placed_speed(int rank, std::int64_t) {
 }
 
 // After the first observation the owned points follow the placed speeds: in 1D each rank's
-// count is its proportional share up to rounding; in 2D (a tensor-product split) up to one
-// grid line of the other axis.
+// count is its proportional share up to rounding; in 2D and 3D (a tensor-product split) up
+// to one grid line (plane) across the split axis.
 void expect_split_follows_speeds(const char* deck, PetscInt line) {
   const auto cfg = fracmfg::io::Deck::from_string(deck, "placed.yaml").mfg();
   mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
@@ -351,6 +359,15 @@ TEST(MfgBalanceSplit, FollowsGpuPlacementIn2d) {
       "  coupling: {type: log}\n  initial_density: \"exp(-((x-0.3)^2+y^2)/0.05)\"\n"
       "  iteration: {max_iterations: 5}\n",
       30);
+}
+
+TEST(MfgBalanceSplit, FollowsGpuPlacementIn3d) {
+  expect_split_follows_speeds(
+      "problem: mfg\nmfg:\n  domain: {length: [2.0, 0.5, 0.5], boundary: reflecting}\n"
+      "  grid: {points: [24, 6, 6]}\n  time: {horizon: 0.2, steps: 3}\n  diffusion: 0.05\n"
+      "  coupling: {type: log}\n  initial_density: \"exp(-((x-0.6)^2+y^2+z^2)/0.05)\"\n"
+      "  iteration: {max_iterations: 5}\n",
+      36);
 }
 
 }  // namespace
