@@ -4,16 +4,18 @@
 # (taskset per rank through a wrapper). The same run with PETSc's even split (static) and
 # with the balance on (balanced), alternating, ROUNDS each (the order alternates too). Cases
 # (--case): fpde1d (default), a 1D time-fractional run (SOE history: the per-point work
-# dominates); mfg1d, a 1D crowd game (POINTS x STEPS, default 40000 x 400); mfg2d, the 2D
+# dominates; default 20000 x 12000, whose history stays in the caches: at 200000 points it
+# streams from memory and the two cores' shared bandwidth, not their speed, bounds it);
+# mfg1d, a 1D crowd game (POINTS x STEPS, default 400000 x 50); mfg2d, the 2D
 # crowd game of inputs/crowd_2d.yaml on POINTS^2 x STEPS (default 128^2 x 60). Prints the wall
 # time of every run (the whole `fracmfg run`), min / median per variant, the speedup of the
 # medians (static / balanced; ideal 4/3: shares 1/4, 1/4, 1/2 instead of 1/3 each) and the
 # largest difference of the two variants' fields (tests/regression/compare_fields.py; the
 # static run on 2 ranks against 3 gives the round-off scale of this problem), and the load.
 #
-#   perf/balance_pinned.sh                       # build/, 3 rounds, 200000 points, 600 steps
+#   perf/balance_pinned.sh                       # build/, 3 rounds, 20000 points, 12000 steps
 #   perf/balance_pinned.sh build 5 300000 800    # BUILD ROUNDS POINTS STEPS
-#   perf/balance_pinned.sh --case mfg1d build 3  # the 1D game, 40000 points, 400 steps
+#   perf/balance_pinned.sh --case mfg1d build 3  # the 1D game, 400000 points, 50 steps
 #
 # Needs `fracmfg` in BUILD/bin, taskset, at least 2 CPUs and /usr/bin/python3 with h5py.
 set -euo pipefail
@@ -25,8 +27,8 @@ if [[ "${1:-}" = --case ]]; then
   shift 2
 fi
 case "$case_name" in
-  fpde1d) default_points=200000 default_steps=600 ;;
-  mfg1d) default_points=40000 default_steps=400 ;;
+  fpde1d) default_points=20000 default_steps=12000 ;;
+  mfg1d) default_points=400000 default_steps=50 ;;
   mfg2d) default_points=128 default_steps=60 ;;
   *) echo "balance_pinned.sh: unknown case $case_name (fpde1d, mfg1d, mfg2d)" >&2; exit 1 ;;
 esac
