@@ -36,7 +36,9 @@
 //     it: H (max_r T_r(current) - max_r T_r(proposal)) > C, the slowest rank's model time
 //     being what the others wait for in every observation. Otherwise the reason is
 //     not_worth. Without a recorded cost (the first re-split) or a horizon (a run of unknown
-//     length) this step is skipped.
+//     length) this step is skipped. The saving is that of the timed work only (the callers
+//     time the part of a step outside the solves, which wait for the slowest rank and shrink
+//     with it), so the rule errs toward keeping the split.
 // A rank that owns nothing has no throughput; until every rank has one, a trigger ends
 // with reason no_data. Time the step's work only, not a migration.
 // The decision is a pure function of the sequence of (t, n) vectors, so every rank that
