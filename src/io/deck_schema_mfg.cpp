@@ -373,7 +373,6 @@ void check_mfg(const Value& root, const std::string& file) {
     if (mfg.find("domain.obstacle") != nullptr) {
       refuse("domain.obstacle", "given", "a domain without an obstacle");
     }
-    if (dim == 3) refuse("domain.length", "three lengths", "a 1D or 2D domain");
     for (const char* side : {"x_min", "x_max", "y_min", "y_max"}) {
       const Value* v = mfg.find(std::string("domain.sides.") + side);
       if (v != nullptr && v->text == "exit") {

@@ -146,9 +146,13 @@ struct LinearizedGame::Impl {
       t[kDiag] = r[nb.self * nc + kDiag];
       t[kWest] = nb.west != nb.self ? r[nb.west * nc + kEast] : 0.0;
       t[kEast] = nb.east != nb.self ? r[nb.east * nc + kWest] : 0.0;
-      if (nc == 5) {
+      if (nc >= 5) {
         t[kSouth] = nb.south != nb.self ? r[nb.south * nc + kNorth] : 0.0;
         t[kNorth] = nb.north != nb.self ? r[nb.north * nc + kSouth] : 0.0;
+      }
+      if (nc == 7) {
+        t[kDown] = nb.down != nb.self ? r[nb.down * nc + kUp] : 0.0;
+        t[kUp] = nb.up != nb.self ? r[nb.up * nc + kDown] : 0.0;
       }
     }
   }
@@ -199,8 +203,10 @@ struct LinearizedGame::Impl {
       const double* dd = dl.get();
       const Grid& g = model.grid();
       const double ihx = 1.0 / g.spacing(0);
-      const double ihy = g.dim == 2 ? 1.0 / g.spacing(1) : 0.0;
-      const bool two_d = g.dim == 2;
+      const double ihy = g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0;
+      const double ihz = g.dim == 3 ? 1.0 / g.spacing(2) : 0.0;
+      const bool two_d = g.dim >= 2;
+      const bool three_d = g.dim == 3;
       const UpwindHamiltonian h = ham.stencil();
       for_each_point(
           g, model.box(), gb, nullptr, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
@@ -221,6 +227,13 @@ struct LinearizedGame::Impl {
                 ds += 2.0 * negative_part(py) * (py < 0.0 ? dpy : 0.0) +
                       2.0 * positive_part(qy) * (qy > 0.0 ? dqy : 0.0);
               }
+              if (three_d) {
+                const double pz = (uu[nb.up] - up) * ihz, qz = (up - uu[nb.down]) * ihz;
+                const double dpz = (dd[nb.up] - dup) * ihz, dqz = (dup - dd[nb.down]) * ihz;
+                s += upwind_norm2(pz, qz);
+                ds += 2.0 * negative_part(pz) * (pz < 0.0 ? dpz : 0.0) +
+                      2.0 * positive_part(qz) * (qz > 0.0 ? dqz : 0.0);
+              }
               const double q = h.exponent;
               ic = h.coef[k] * power_weight(s, q);
               dic = s > 0.0 ? h.coef[k] * (0.5 * q - 1.0) * std::pow(s, 0.5 * q - 2.0) * ds : 0.0;
@@ -234,6 +247,11 @@ struct LinearizedGame::Impl {
                                   ihy, ic, dic, nb.south == nb.self, nb.north == nb.self, dg,
                                   row[kSouth], row[kNorth]);
             }
+            if (three_d) {
+              axis_row_derivative(up, uu[nb.down], uu[nb.up], dup, dd[nb.down], dd[nb.up], ihz, ic,
+                                  dic, nb.down == nb.self, nb.up == nb.self, dg, row[kDown],
+                                  row[kUp]);
+            }
             row[kDiag] = dg;
             for (int c2 = 0; c2 < nc; ++c2) row[c2] *= m_next[k];
           });
@@ -246,9 +264,13 @@ struct LinearizedGame::Impl {
       double v = r[nb.self * nc + kDiag];
       if (nb.west != nb.self) v += r[nb.west * nc + kEast];
       if (nb.east != nb.self) v += r[nb.east * nc + kWest];
-      if (nc == 5) {
+      if (nc >= 5) {
         if (nb.south != nb.self) v += r[nb.south * nc + kNorth];
         if (nb.north != nb.self) v += r[nb.north * nc + kSouth];
+      }
+      if (nc == 7) {
+        if (nb.down != nb.self) v += r[nb.down * nc + kUp];
+        if (nb.up != nb.self) v += r[nb.up * nc + kDown];
       }
       c[k] = v;
     }
@@ -420,11 +442,11 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   using Cpl = Problem::Coupling::Type;
   if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm ||
       p.hamiltonian.type == Ham::congestion || model.diffusion_order() < 2.0 ||
-      model.grid().has_exit() || model.has_obstacle() || model.grid().dim > 2) {
+      model.grid().has_exit() || model.has_obstacle()) {
     throw Error(
         "mfg: iteration method newton needs the fdm Fokker-Planck step, a quadratic or power "
-        "Hamiltonian, diffusion_order 2 and a 1D or 2D domain without exits or obstacles; use "
-        "the fixed point");
+        "Hamiltonian, diffusion_order 2 and a domain without exits or obstacles; use the fixed "
+        "point");
   }
   Impl& d = *impl_;
   DM dm = model.dm();

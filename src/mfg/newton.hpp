@@ -30,8 +30,8 @@
 // fixed point contracts fast K is small and GMRES needs few products; no damping is needed.
 //
 // The linear solves of a sweep: 1D, the exact distributed tridiagonal solve
-// (la::TridiagSolver); 2D, a KSP with options prefix "mfg_newton_sweep_" (default GMRES +
-// block Jacobi / ILU(3), rtol 1e-8) on the assembled J_n or J_n^T. GMRES on K: a KSP with
+// (la::TridiagSolver); 2D and 3D, a KSP with options prefix "mfg_newton_sweep_" (default
+// GMRES + block Jacobi / ILU(3), rtol 1e-8) on the assembled J_n or J_n^T. GMRES on K: a KSP with
 // prefix "mfg_newton_" on a MATSHELL (default GMRES(20), no preconditioner beyond the
 // sweeps, at most 200 iterations) over the N + 1 levels of U, so every
 // -mfg_newton_ksp_* option applies (-mfg_newton_ksp_monitor).
@@ -40,8 +40,9 @@
 // them as it needs them), the forward sweep's dm one more.
 //
 // Supports the finite-difference Fokker-Planck step, the quadratic and power Hamiltonians,
-// every coupling and the Laplacian (diffusion_order 2); the deck reader refuses the rest
-// (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by hand.
+// every coupling and the Laplacian (diffusion_order 2), in 1D, 2D and 3D, without exits and
+// obstacles; the deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor
+// throws Error for a Problem built by hand.
 //
 // Collectivity: everything is collective on the model's communicator.
 #include <memory>

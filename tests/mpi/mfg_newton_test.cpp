@@ -3,7 +3,7 @@
 // differences of Psi(U) = HJB(FP(U))), Newton converges to the fixed point's discrete
 // solution (to the tolerance) in fewer outer iterations, gives the same fields on 1, 2 and 3
 // ranks, resumes from a checkpoint, starts from a coarse grid and survives a re-split of the
-// grid to the same solution, and a Problem it cannot linearise is refused. 1D and 2D,
+// grid to the same solution, and a Problem it cannot linearise is refused. 1D, 2D and 3D,
 // periodic and reflecting, quadratic and power Hamiltonians, log, power and nonlocal
 // couplings.
 #include <gtest/gtest.h>
@@ -53,6 +53,17 @@ std::string game_2d(const std::string& boundary, const std::string& iteration) {
          "}\n  grid: {points: [12, 11]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
          "  coupling: {type: log, potential: \"(x-0.5)^2\"}\n"
          "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2)/0.03)\"\n"
+         "  terminal_cost: \"(y-0.2)^2\"\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+std::string game_3d(const std::string& boundary, const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0, 0.9, 0.8], boundary: " + boundary +
+         "}\n  grid: {points: [9, 8, 7]}\n  time: {horizon: 0.4, steps: 5}\n  diffusion: 0.03\n"
+         "  hamiltonian: {type: power, exponent: 1.7}\n"
+         "  coupling: {type: log, potential: \"(x-0.5)^2 + 0.5*(z-0.3)^2\"}\n"
+         "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2+(z-0.4)^2)/0.03)\"\n"
          "  terminal_cost: \"(y-0.2)^2\"\n"
          "  iteration: " +
          iteration + "\n";
@@ -108,10 +119,12 @@ double linearisation_error(const std::string& deck) {
     FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u[n].get()));
     detail::WriteArray a(v[n].get());
     const mfg::OwnedBox& b = model.box();
+    const int dim = model.grid().dim;
     for (PetscInt k = 0; k < count; ++k) {
       const double x = model.x()[static_cast<std::size_t>(k % b.xm)];
-      const double y = model.grid().dim == 2 ? model.y()[static_cast<std::size_t>(k / b.xm)] : 0.0;
-      a[k] = std::sin(2.0 * M_PI * x + 0.3 * n) * std::cos(M_PI * y) + 0.2;
+      const double y = dim >= 2 ? model.y()[static_cast<std::size_t>((k / b.xm) % b.ym)] : 0.0;
+      const double z = dim == 3 ? model.z()[static_cast<std::size_t>(k / (b.xm * b.ym))] : 0.0;
+      a[k] = std::sin(2.0 * M_PI * x + 0.3 * n) * std::cos(M_PI * y) * (1.0 + 0.5 * z) + 0.2;
     }
   }
   sweeps.run(u, m, psi);
@@ -169,6 +182,8 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
             1e-5);
   EXPECT_LT(linearisation_error(game_2d("reflecting", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_2d("periodic", kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_3d("reflecting", kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_3d("periodic", kFixed)), 1e-5);
 }
 
 struct Solved {
@@ -215,6 +230,7 @@ const Game kGames[] = {
      }},
     {"reflecting_2d_log", [](const std::string& it) { return game_2d("reflecting", it); }},
     {"periodic_2d_log", [](const std::string& it) { return game_2d("periodic", it); }},
+    {"reflecting_3d_power_log", [](const std::string& it) { return game_3d("reflecting", it); }},
 };
 
 const char* kFixedTight =
