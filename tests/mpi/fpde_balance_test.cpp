@@ -172,6 +172,30 @@ TEST(FpdeBalance, BalancedRunsAgreeWithStaticRunsAcrossTwoResplits) {
   }
 }
 
+/// two_phase_speed on ranks 10^12 times faster: every observation's modelled step work, and
+/// with it any saving a re-split could bring, is far below what a re-split of these grids
+/// takes.
+double fast_two_phase_speed(int rank, std::int64_t step) {
+  return 1e12 * two_phase_speed(rank, step);
+}
+
+// The solver passes the steps left and the re-split's measured cost to the policy: the
+// first re-split is made (no cost recorded yet), the second one, which two_phase_speed's
+// runs make when the speeds turn (above), is refused as not worth its cost.
+TEST(FpdeBalance, AResplitThatCannotPayForItselfIsNotMade) {
+  const test::ScopedOptions tight(kTight);
+  const std::vector<Named> all = cases();
+  const Named& c = all.front();
+  const frac::FpdeProblem problem = frac::fpde_problem_from_config(c.config);
+  FpdeSolver moving(PETSC_COMM_WORLD, problem, balanced(&fast_two_phase_speed));
+  FpdeSolver fixed(PETSC_COMM_WORLD, problem, static_split());
+  moving.run_until(c.config.time.steps);
+  fixed.run_until(c.config.time.steps);
+  EXPECT_EQ(moving.statistics().resplits, world_size() > 1 ? 1 : 0) << c.name;
+  const auto [diff, scale] = difference(gather(moving), gather(fixed));
+  EXPECT_LE(diff, 1e-11 * scale) << c.name;
+}
+
 /// Rank 0 modelled k = 3 times as fast as the others.
 double fast_rank_zero(int rank, std::int64_t /*step*/) {
   return rank == 0 ? 3.0 : 1.0;

@@ -115,7 +115,7 @@ struct RebalanceDecision {
   std::int64_t observation = 0;  ///< 1-based index of the observation
   double imbalance = 0.0;        ///< measured: max t / mean t - 1
   /// Model imbalance of the current layout and of the proposal (NaN unless a proposal was
-  /// evaluated: reasons no_gain and resplit).
+  /// evaluated: reasons no_gain, not_worth and resplit).
   double predicted_current = std::numeric_limits<double>::quiet_NaN();
   double predicted_new = std::numeric_limits<double>::quiet_NaN();
   /// Predicted seconds saved per observation by the proposal (max_r T_r of the current
