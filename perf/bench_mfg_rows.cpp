@@ -195,7 +195,7 @@ void previous_rows_2d(Data& d) {
     return n == nb.self ? md::Fold::mirror : md::Fold::none;
   };
   md::for_each_point(
-      g, b, gb, nullptr, [&](PetscInt k, const md::Neighbours& nb, PetscInt i, PetscInt j) {
+      g, b, gb, nullptr, [&](PetscInt k, const md::Neighbours& nb, PetscInt, PetscInt) {
         double* row = rows + k * nc;
         double rate = 0.0;
         if (nb.wall) {
@@ -206,13 +206,13 @@ void previous_rows_2d(Data& d) {
         }
         const double up = u[nb.self];
         double uw = u[nb.west], ue = u[nb.east], us = 0.0, un = 0.0, ud = 0.0, uu = 0.0;
-        if (nb.exits & md::kExitWest) uw = exits.ghost(0, b, i, j, up);
-        if (nb.exits & md::kExitEast) ue = exits.ghost(1, b, i, j, up);
+        if (nb.exits & md::kExitWest) uw = exits.ghost(0, b, k, up);
+        if (nb.exits & md::kExitEast) ue = exits.ghost(1, b, k, up);
         if (two_d) {
           us = u[nb.south];
           un = u[nb.north];
-          if (nb.exits & md::kExitSouth) us = exits.ghost(2, b, i, j, up);
-          if (nb.exits & md::kExitNorth) un = exits.ghost(3, b, i, j, up);
+          if (nb.exits & md::kExitSouth) us = exits.ghost(2, b, k, up);
+          if (nb.exits & md::kExitNorth) un = exits.ghost(3, b, k, up);
         }
         if (three_d) {
           ud = u[nb.down];
@@ -265,7 +265,7 @@ void previous_residual_2d(Data& d) {
   double* r = d.r.data();
   const md::ExitFaces exits{};
   md::for_each_point(g, b, gb, nullptr,
-                     [&](PetscInt k, const md::Neighbours& nb, PetscInt i, PetscInt j) {
+                     [&](PetscInt k, const md::Neighbours& nb, PetscInt, PetscInt) {
                        const double up = u[nb.self];
                        if (nb.wall) {
                          r[k] = up * inv_dt;
@@ -273,8 +273,8 @@ void previous_residual_2d(Data& d) {
                        }
                        double ue = u[nb.east], uw = u[nb.west];
                        if (nb.exits != 0) {
-                         if (nb.exits & md::kExitWest) uw = exits.ghost(0, b, i, j, up);
-                         if (nb.exits & md::kExitEast) ue = exits.ghost(1, b, i, j, up);
+                         if (nb.exits & md::kExitWest) uw = exits.ghost(0, b, k, up);
+                         if (nb.exits & md::kExitEast) ue = exits.ghost(1, b, k, up);
                        }
                        double lap = (ue - 2.0 * up + uw) * ihx * ihx;
                        double h = 0.0;
@@ -282,8 +282,8 @@ void previous_residual_2d(Data& d) {
                        if (two_d) {
                          un = u[nb.north];
                          us = u[nb.south];
-                         if (nb.exits & md::kExitSouth) us = exits.ghost(2, b, i, j, up);
-                         if (nb.exits & md::kExitNorth) un = exits.ghost(3, b, i, j, up);
+                         if (nb.exits & md::kExitSouth) us = exits.ghost(2, b, k, up);
+                         if (nb.exits & md::kExitNorth) un = exits.ghost(3, b, k, up);
                          lap += (un - 2.0 * up + us) * ihy * ihy;
                        }
                        if (three_d) {

@@ -289,7 +289,8 @@ MfgConfig mfg_config(const Value& root) {
   r.word("domain.boundary", kMfgBoundary, c.domain.boundary);
   {
     static const char* const kSides[] = {"domain.sides.x_min", "domain.sides.x_max",
-                                         "domain.sides.y_min", "domain.sides.y_max"};
+                                         "domain.sides.y_min", "domain.sides.y_max",
+                                         "domain.sides.z_min", "domain.sides.z_max"};
     for (std::size_t i = 0; i < std::size(kSides); ++i) {
       if (const Value* v = r.get(kSides[i])) c.domain.sides[i] = value_of(kMfgBoundary, v->text);
     }

@@ -16,16 +16,18 @@ Field mfg_schema() {
   const std::vector<std::string> xyt = {"x", "y", "z", "t"};
   return section("mfg", "Mean field game: HJB backward, Fokker-Planck forward, coupled by a damped fixed point.", {
     section("domain", "Spatial domain.", {
-      reals("length", 1, 3, "side lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz]; their count is the dimension (3D: fokker_planck.method fdm, diffusion_order 2, coupling log or power, one boundary for every side)").greater_than(0).required(),
+      reals("length", 1, 3, "side lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz]; their count is the dimension (3D: fokker_planck.method fdm, diffusion_order 2, coupling log or power)").greater_than(0).required(),
       choice("boundary", {"periodic", "reflecting"}, "boundary condition of both equations on every side that `sides` does not set").required(),
-      section("sides", "Per-side boundary conditions (1D and 2D); a side left out takes `boundary`. reflecting: a wall (no flux); periodic: joined to the opposite side (both sides of the axis periodic); exit: the HJB takes the exit cost on the side, agents that reach it leave (the mass that left is in the output).", {
+      section("sides", "Per-side boundary conditions; a side left out takes `boundary`. reflecting: a wall (no flux); periodic: joined to the opposite side (both sides of the axis periodic); exit: the HJB takes the exit cost on the side, agents that reach it leave (the mass that left is in the output).", {
         choice("x_min", {"reflecting", "periodic", "exit"}, "side x = 0").optional("`boundary`"),
         choice("x_max", {"reflecting", "periodic", "exit"}, "side x = Lx").optional("`boundary`"),
-        choice("y_min", {"reflecting", "periodic", "exit"}, "side y = 0 (2D)").optional("`boundary`"),
-        choice("y_max", {"reflecting", "periodic", "exit"}, "side y = Ly (2D)").optional("`boundary`"),
+        choice("y_min", {"reflecting", "periodic", "exit"}, "side y = 0 (2D, 3D)").optional("`boundary`"),
+        choice("y_max", {"reflecting", "periodic", "exit"}, "side y = Ly (2D, 3D)").optional("`boundary`"),
+        choice("z_min", {"reflecting", "periodic", "exit"}, "side z = 0 (3D)").optional("`boundary`"),
+        choice("z_max", {"reflecting", "periodic", "exit"}, "side z = Lz (3D)").optional("`boundary`"),
       }),
-      expression("exit_cost", xyt, "exit cost g(x, y, t): the value u = g of the HJB on the exit faces (cell-centred grid: the ghost value beyond a face is 2 g - u, so the face value is g)").optional("required when a side is an exit"),
-      expression("obstacle", xy, "obstacle O(x, y): grid points where O > 0 are walls inside the domain: no agents (m = 0), no flux into them, the HJB decoupled there (fokker_planck.method fdm, diffusion_order 2; 1D and 2D)").optional("no obstacle"),
+      expression("exit_cost", xyt, "exit cost g(x, y, z, t): the value u = g of the HJB on the exit faces (cell-centred grid: the ghost value beyond a face is 2 g - u, so the face value is g)").optional("required when a side is an exit"),
+      expression("obstacle", xy, "obstacle O(x, y, z): grid points where O > 0 are walls inside the domain: no agents (m = 0), no flux into them, the HJB decoupled there (fokker_planck.method fdm, diffusion_order 2)").optional("no obstacle"),
     }),
     section("grid", "Finite-difference grid.", {
       integers("points", 1, 3, "grid points per direction, one per domain length").at_least(3).required(),
@@ -142,7 +144,7 @@ void check_no_y_in_1d(const Value& value, std::size_t dimension, const std::stri
 
 namespace {
 
-constexpr const char* kSideNames[] = {"x_min", "x_max", "y_min", "y_max"};
+constexpr const char* kSideNames[] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
 
 // The per-side conditions, the exit cost and the obstacle (mfg.domain): sides of the
 // domain's axes only, periodic sides paired, an exit cost exactly when there is an exit,
@@ -150,16 +152,6 @@ constexpr const char* kSideNames[] = {"x_min", "x_max", "y_min", "y_max"};
 void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   const Value& domain = mfg.at("domain");
   const std::size_t dim = mfg.at("domain.length").reals.size();
-  if (dim == 3) {
-    for (const char* key : {"domain.sides.x_min", "domain.sides.x_max", "domain.sides.y_min",
-                            "domain.sides.y_max", "domain.exit_cost", "domain.obstacle"}) {
-      if (const Value* v = mfg.find(key)) {
-        fail(file, v->key_pos, v->path,
-             "is not available in 3D (one boundary for every side: domain.boundary)");
-      }
-    }
-    return;
-  }
   const std::string shorthand = mfg.at("domain.boundary").text;
   std::vector<std::string> side(2 * dim, shorthand);
   std::vector<const Value*> given(2 * dim, nullptr);
@@ -167,7 +159,9 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
     const Value* v = mfg.find(std::string("domain.sides.") + kSideNames[s]);
     if (v == nullptr) continue;
     if (s >= 2 * dim) {
-      fail(file, v->key_pos, v->path, "the domain is one-dimensional (sides x_min, x_max only)");
+      fail(file, v->key_pos, v->path,
+           dim == 1 ? "the domain is one-dimensional (sides x_min, x_max only)"
+                    : "the domain is two-dimensional (sides x_min, x_max, y_min, y_max only)");
     }
     side[s] = v->text;
     given[s] = v;
@@ -191,8 +185,11 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   const Value* cost = mfg.find("domain.exit_cost");
   if (!exit_side.empty() && cost == nullptr) {
     fail(file, domain.key_pos, domain.path + ".exit_cost",
-         "missing required key (an expression of x, y, t): needed because " + domain.path +
-             ".sides." + exit_side + " is exit");
+         std::string("missing required key (an expression of ") +
+             (dim == 1   ? "x, t"
+              : dim == 2 ? "x, y, t"
+                         : "x, y, z, t") +
+             "): needed because " + domain.path + ".sides." + exit_side + " is exit");
   }
   if (exit_side.empty() && cost != nullptr) {
     fail(file, cost->key_pos, cost->path, "only used when a side is exit (no side is)");
@@ -238,19 +235,23 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   const core::Expression o(obstacle->text, {"x", "y", "z"});
   const long long nx = points.integers[0];
   const long long ny = dim > 1 ? points.integers[1] : 1;
+  const long long nz = dim > 2 ? points.integers[2] : 1;
   auto coordinate = [&](std::size_t a, long long i) {
     const double h = length.reals[a] / static_cast<double>(points.integers[a]);
     const bool periodic = side[2 * a] == "periodic";
     return (static_cast<double>(i) + (periodic ? 0.0 : 0.5)) * h;
   };
-  for (long long j = 0; j < ny; ++j) {
-    for (long long i = 0; i < nx; ++i) {
-      const std::vector<double> p = {coordinate(0, i), dim > 1 ? coordinate(1, j) : 0.0, 0.0};
-      const double v = o(p);
-      if (std::isnan(v)) {
-        fail(file, obstacle->pos, obstacle->path, "is not a number at " + point_text(p, dim));
+  for (long long l = 0; l < nz; ++l) {
+    for (long long j = 0; j < ny; ++j) {
+      for (long long i = 0; i < nx; ++i) {
+        const std::vector<double> p = {coordinate(0, i), dim > 1 ? coordinate(1, j) : 0.0,
+                                       dim > 2 ? coordinate(2, l) : 0.0};
+        const double v = o(p);
+        if (std::isnan(v)) {
+          fail(file, obstacle->pos, obstacle->path, "is not a number at " + point_text(p, dim));
+        }
+        if (!(v > 0.0)) return;
       }
-      if (!(v > 0.0)) return;
     }
   }
   fail(file, obstacle->pos, obstacle->path,
@@ -373,7 +374,7 @@ void check_mfg(const Value& root, const std::string& file) {
     if (mfg.find("domain.obstacle") != nullptr) {
       refuse("domain.obstacle", "given", "a domain without an obstacle");
     }
-    for (const char* side : {"x_min", "x_max", "y_min", "y_max"}) {
+    for (const char* side : kSideNames) {
       const Value* v = mfg.find(std::string("domain.sides.") + side);
       if (v != nullptr && v->text == "exit") {
         refuse((std::string("domain.sides.") + side).c_str(), "exit", "a domain without exits");

@@ -133,35 +133,43 @@ struct Model::Impl {
       wall_ghosted[static_cast<std::size_t>(k)] = a[k] > 0.5 ? 1 : 0;
   }
 
-  // The exit cost at the owned faces of every exit side, at every time level.
+  // The exit cost at the owned faces of every exit side, at every time level: the owned
+  // points next to the side, in the order of ExitFaces::face_offset (the owned box with the
+  // side's axis left out, x fastest), each at its face's centre.
   void sample_exits(const Field& cost, int steps, double step) {
+    const PetscInt first[3] = {box.xs, box.ys, box.zs};
+    const PetscInt owned[3] = {box.xm, box.ym, box.zm};
     for (int s = 0; s < 2 * grid.dim; ++s) {
       const int axis = s / 2, end = s % 2;
       if (grid.side(axis, end) != Boundary::exit) continue;
-      const bool x_side = axis == 0;
-      const PetscInt first = x_side ? box.xs : box.ys;
-      const PetscInt owned = x_side ? box.xm : box.ym;
-      if (end == 0 ? first != 0 : first + owned != grid.points[axis]) continue;
-      const PetscInt count = x_side ? box.ym : box.xm;  // faces along the side
-      std::vector<double> fx(static_cast<std::size_t>(count)), fy(fx.size());
-      for (PetscInt t = 0; t < count; ++t) {
-        const double face = end == 0 ? 0.0 : grid.length[axis];
-        const auto u = static_cast<std::size_t>(t);
-        fx[u] = x_side ? face : grid.coordinate(0, box.xs + t);
-        fy[u] = x_side ? (grid.dim == 2 ? grid.coordinate(1, box.ys + t) : 0.0) : face;
+      const PetscInt edge = end == 0 ? 0 : grid.points[axis] - 1;
+      if (edge < first[axis] || edge >= first[axis] + owned[axis]) continue;
+      const double face = end == 0 ? 0.0 : grid.length[axis];
+      std::vector<double> f[3];
+      for (PetscInt l = 0; l < box.zm; ++l) {
+        for (PetscInt j = 0; j < box.ym; ++j) {
+          for (PetscInt i = 0; i < box.xm; ++i) {
+            const PetscInt at[3] = {i, j, l};
+            if (at[axis] != edge - first[axis]) continue;
+            const auto k = static_cast<std::size_t>((l * box.ym + j) * box.xm + i);
+            const double point[3] = {x[k], y[k], z[k]};
+            for (int a = 0; a < 3; ++a) f[a].push_back(a == axis ? face : point[a]);
+          }
+        }
       }
       auto& out = exit[static_cast<std::size_t>(s)];
-      exit_count[static_cast<std::size_t>(s)] = fx.size();
-      out.assign(fx.size() * static_cast<std::size_t>(steps + 1), 0.0);
+      const std::size_t count = f[0].size();
+      exit_count[static_cast<std::size_t>(s)] = count;
+      out.assign(count * static_cast<std::size_t>(steps + 1), 0.0);
       for (int n = 0; n <= steps; ++n) {
-        double* level_values = out.data() + static_cast<std::size_t>(n) * fx.size();
-        cost.evaluate(grid, fx.size(), fx.data(), fy.data(), step * n, level_values);
-        for (std::size_t t = 0; t < fx.size(); ++t) {
+        double* level_values = out.data() + static_cast<std::size_t>(n) * count;
+        cost.evaluate(grid, count, f[0].data(), f[1].data(), f[2].data(), step * n, level_values);
+        for (std::size_t t = 0; t < count; ++t) {
           if (!std::isfinite(level_values[t])) {
             throw UsageError(
                 name_of(cost, "exit_cost") + ": must be finite on the exit faces, but is " +
-                format_value(level_values[t]) + " at " + format_point(grid, fx[t], fy[t], 0.0) +
-                ", t = " + format_value(step * n));
+                format_value(level_values[t]) + " at " +
+                format_point(grid, f[0][t], f[1][t], f[2][t]) + ", t = " + format_value(step * n));
           }
         }
       }

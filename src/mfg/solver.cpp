@@ -69,7 +69,7 @@ std::string boundary_text(const Grid& g, const io::MfgConfig::Domain& domain) {
   bool uniform = true;
   for (int s = 0; s < 2 * g.dim; ++s) uniform = uniform && domain.side(s) == domain.boundary;
   if (uniform) return io::to_string(domain.boundary);
-  static const char* const names[] = {"x_min", "x_max", "y_min", "y_max"};
+  static const char* const names[] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
   std::string out;
   for (int s = 0; s < 2 * g.dim; ++s) {
     out += std::string(s > 0 ? ", " : "") + names[s] + " " + io::to_string(domain.side(s));

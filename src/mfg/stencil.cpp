@@ -43,20 +43,19 @@ void with_dim_and_form(int dim, bool power, F&& f) {
   }
 }
 
-// The stencil of a point from its neighbours' ghosted indices, the exit ghosts 2 g - u
-// (1D and 2D) in place of the values beyond exit faces.
+// The stencil of owned point k from its neighbours' ghosted indices, the exit ghosts 2 g - u
+// in place of the values beyond exit faces.
 kernels::detail::PointStencil stencil_at(const double* u, const Neighbours& nb,
-                                         const ExitFaces& exits, const OwnedBox& b, PetscInt i,
-                                         PetscInt j) {
+                                         const ExitFaces& exits, const OwnedBox& b, PetscInt k) {
   kernels::detail::PointStencil st{};
   const double up = u[nb.self];
   st.up = up;
-  st.minus[0] = (nb.exits & kExitWest) ? exits.ghost(0, b, i, j, up) : u[nb.west];
-  st.plus[0] = (nb.exits & kExitEast) ? exits.ghost(1, b, i, j, up) : u[nb.east];
-  st.minus[1] = (nb.exits & kExitSouth) ? exits.ghost(2, b, i, j, up) : u[nb.south];
-  st.plus[1] = (nb.exits & kExitNorth) ? exits.ghost(3, b, i, j, up) : u[nb.north];
-  st.minus[2] = u[nb.down];
-  st.plus[2] = u[nb.up];
+  st.minus[0] = (nb.exits & kExitWest) ? exits.ghost(0, b, k, up) : u[nb.west];
+  st.plus[0] = (nb.exits & kExitEast) ? exits.ghost(1, b, k, up) : u[nb.east];
+  st.minus[1] = (nb.exits & kExitSouth) ? exits.ghost(2, b, k, up) : u[nb.south];
+  st.plus[1] = (nb.exits & kExitNorth) ? exits.ghost(3, b, k, up) : u[nb.north];
+  st.minus[2] = (nb.exits & kExitDown) ? exits.ghost(4, b, k, up) : u[nb.down];
+  st.plus[2] = (nb.exits & kExitUp) ? exits.ghost(5, b, k, up) : u[nb.up];
   return st;
 }
 
@@ -184,12 +183,12 @@ void hjb_residual(const Model& model, const UpwindHamiltonian& ham, const GhostB
     constexpr int D = decltype(dim)::value;
     constexpr bool P = decltype(power)::value;
     for_each_point(
-        g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
+        g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
           if (nb.wall) {
             r[k] = u[nb.self] * inv_dt;
             return;
           }
-          const kernels::detail::PointStencil st = stencil_at(u, nb, exits, b, i, j);
+          const kernels::detail::PointStencil st = stencil_at(u, nb, exits, b, k);
           const double norm2 = P ? kernels::detail::stencil_norm2<D>(st, ih.data()) : 0.0;
           r[k] = kernels::detail::point_residual<D, P>(st, ih.data(), ham.coef[k], ham.exponent,
                                                        norm2, u_next[k], rhs[k], inv_dt, nu);
@@ -224,7 +223,7 @@ void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& 
     constexpr int D = decltype(dim)::value;
     constexpr bool P = decltype(power)::value;
     for_each_point(
-        g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt i, PetscInt j) {
+        g, b, gb, wall_mask(model), [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
           double* row = rows + k * nc;
           if (nb.wall) {
             for (int c = 0; c < nc; ++c) row[c] = 0.0;
@@ -232,7 +231,7 @@ void hjb_rows(const Model& model, const UpwindHamiltonian& ham, const GhostBox& 
             if (outflow != nullptr) outflow[k] = 0.0;
             return;
           }
-          const kernels::detail::PointStencil st = stencil_at(u, nb, exits, b, i, j);
+          const kernels::detail::PointStencil st = stencil_at(u, nb, exits, b, k);
           const double norm2 = P ? kernels::detail::stencil_norm2<D>(st, ih.data()) : 0.0;
           const Fold fm[3] = {fold(nb, nb.west, kExitWest), fold(nb, nb.south, kExitSouth),
                               fold(nb, nb.down, kExitDown)};

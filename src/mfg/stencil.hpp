@@ -107,16 +107,24 @@ void for_each_point(const Grid& g, const OwnedBox& b, const GhostBox& gb, const 
 }
 
 /// The exit cost of one time level at the owned exit faces (Model::exit_cost(side, n)):
-/// per side axis * 2 + end, indexed by the offset along the side; null where none (exits
-/// are 1D and 2D only).
+/// per side axis * 2 + end, indexed by the face's offset in the owned box with the side's
+/// axis left out (x fastest); null where none.
 struct ExitFaces {
   std::array<const double*, io::MfgConfig::Domain::kMaxSides> side{};
   /// The faces of a model's exit sides at time level n.
   static ExitFaces of(const Model& model, int n);
-  /// The ghost value beyond the face of point (i, j) on side s: 2 g - u.
-  double ghost(int s, const OwnedBox& b, PetscInt i, PetscInt j, double u) const {
-    const PetscInt t = s < 2 ? j - b.ys : i - b.xs;
-    return 2.0 * side[static_cast<std::size_t>(s)][t] - u;
+  /// The offset on side s of owned point k (k = ((l - zs) ym + (j - ys)) xm + (i - xs)):
+  /// x sides (l - zs) ym + (j - ys), y sides (l - zs) xm + (i - xs), z sides
+  /// (j - ys) xm + (i - xs).
+  static PetscInt face_offset(int s, const OwnedBox& b, PetscInt k) {
+    const PetscInt plane = b.xm * b.ym;
+    if (s < 2) return k / b.xm;
+    if (s < 4) return (k / plane) * b.xm + k % b.xm;
+    return k % plane;
+  }
+  /// The ghost value beyond the face of owned point k on side s: 2 g - u.
+  double ghost(int s, const OwnedBox& b, PetscInt k, double u) const {
+    return 2.0 * side[static_cast<std::size_t>(s)][face_offset(s, b, k)] - u;
   }
 };
 

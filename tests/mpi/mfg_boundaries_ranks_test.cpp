@@ -73,6 +73,26 @@ const Case kCases[] = {
      "  coupling: {type: power, exponent: 1}\n"
      "  initial_density: \"exp(-((x-0.4)^2+(y-0.75)^2)/0.05)\"\n  terminal_cost: \"2\"\n"
      "  iteration: {damping: 0.6, tolerance: 1.0e-10, max_iterations: 300}\n"},
+    {"room_column_door_3d",
+     "problem: mfg\nmfg:\n  domain:\n    length: [2.0, 1.0, 1.0]\n    boundary: reflecting\n"
+     "    sides: {x_max: exit}\n    exit_cost: \"0\"\n"
+     "    obstacle: \"max((x > 1.8) * max(abs(y - 0.5) > 0.2, abs(z - 0.4) > 0.3), 0.04 - "
+     "(x-1)^2 - (y-0.5)^2)\"\n"
+     "  grid: {points: [16, 9, 8]}\n  time: {horizon: 2.0, steps: 8}\n  diffusion: 0.03\n"
+     "  coupling: {type: power, exponent: 1}\n"
+     "  initial_density: \"exp(-((x-0.4)^2+(y-0.5)^2+(z-0.5)^2)/0.05)\"\n"
+     "  terminal_cost: \"2\"\n"
+     "  iteration: {damping: 0.6, tolerance: 1.0e-10, max_iterations: 300}\n"},
+    {"periodic_y_exit_z_min_3d_power_timed_cost",
+     "problem: mfg\nmfg:\n  domain:\n    length: [1.0, 0.8, 0.6]\n    boundary: periodic\n"
+     "    sides: {x_min: reflecting, x_max: reflecting, z_min: exit, z_max: reflecting}\n"
+     "    exit_cost: \"0.1*t + 0.2*sin(2*pi*x)*cos(2*pi*y/0.8)\"\n"
+     "  grid: {points: [9, 8, 7]}\n  time: {horizon: 0.6, steps: 6}\n  diffusion: 0.03\n"
+     "  hamiltonian: {type: power, exponent: 1.5}\n"
+     "  coupling: {type: log, potential: \"(1+t)*z\"}\n"
+     "  initial_density: \"exp(-((x-0.4)^2+(y-0.3)^2+(z-0.3)^2)/0.03)\"\n"
+     "  terminal_cost: \"z\"\n"
+     "  iteration: {damping: 0.5, tolerance: 1.0e-10, max_iterations: 300}\n"},
 };
 
 void PrintTo(const Case& c, std::ostream* os) {

@@ -15,6 +15,9 @@
 //   wall, m = 0 at the exit, mass b(t)), a = 0.2 (1 + t), b = exp(-t / 2).
 // 2D on [0, 1]^2, x_min and y_min reflecting, x_max and y_max exits:
 //   u = a(t) (cos(pi x) + 0.5 cos(pi y)), m = b(t) (pi/2)^2 cos(pi x / 2) cos(pi y / 2).
+// 3D on [0, 1]^3, the min sides reflecting, the max sides exits:
+//   u = a(t) (cos(pi x) + 0.5 cos(pi y) + 0.25 cos(pi z)),
+//   m = b(t) (pi/2)^3 cos(pi x / 2) cos(pi y / 2) cos(pi z / 2).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -49,7 +52,7 @@ std::string p(const std::string& s) {
 
 struct Manufactured {
   std::string deck;
-  std::function<double(double, double, double)> u, m;  // (t, x, y)
+  std::function<double(double, double, double, double)> u, m;  // (t, x, y, z)
 };
 
 const std::string kA = "(0.2*(1+t))", kDa = "0.2", kB = "exp(-t/2)", kDb = "(-0.5*exp(-t/2))";
@@ -85,8 +88,10 @@ Manufactured exit_1d(int points) {
       "}\n  diffusion: " + nu + "\n  coupling: {type: power, exponent: 1}\n  initial_density: \"" +
       psi + "\"\n  terminal_cost: \"" + std::to_string(a_of(kHorizon)) + "*" + phi +
       "\"\n  sources: {hjb: \"" + fu + "\", fp: \"" + fm + "\"}\n" + iteration_text();
-  r.u = [](double t, double x, double) { return a_of(t) * std::cos(M_PI * x); };
-  r.m = [](double t, double x, double) { return b_of(t) * M_PI / 2 * std::cos(M_PI * x / 2); };
+  r.u = [](double t, double x, double, double) { return a_of(t) * std::cos(M_PI * x); };
+  r.m = [](double t, double x, double, double) {
+    return b_of(t) * M_PI / 2 * std::cos(M_PI * x / 2);
+  };
   return r;
 }
 
@@ -118,11 +123,54 @@ Manufactured exit_2d(int points) {
       "  initial_density: \"" + k + "*" + psx + "*" + psy + "\"\n  terminal_cost: \"" +
       std::to_string(a_of(kHorizon)) + "*(" + phx + "+0.5*" + phy + ")\"\n  sources: {hjb: \"" +
       fu + "\", fp: \"" + fm + "\"}\n" + iteration_text();
-  r.u = [](double t, double x, double y) {
+  r.u = [](double t, double x, double y, double) {
     return a_of(t) * (std::cos(M_PI * x) + 0.5 * std::cos(M_PI * y));
   };
-  r.m = [](double t, double x, double y) {
+  r.m = [](double t, double x, double y, double) {
     return b_of(t) * M_PI * M_PI / 4 * std::cos(M_PI * x / 2) * std::cos(M_PI * y / 2);
+  };
+  return r;
+}
+
+Manufactured exit_3d(int points) {
+  const std::string phx = "cos(pi*x)", phy = "cos(pi*y)", phz = "cos(pi*z)";
+  const std::string psx = "cos(pi*x/2)", psy = "cos(pi*y/2)", psz = "cos(pi*z/2)", k = "(pi^3/8)";
+  const std::string phi = "(" + phx + "+0.5*" + phy + "+0.25*" + phz + ")";
+  const std::string psi = psx + "*" + psy + "*" + psz;
+  // u = a phi, m = b k psi
+  const std::string u_t = kDa + "*" + phi;
+  const std::string u_x = kA + "*(-pi*sin(pi*x))", u_y = kA + "*0.5*(-pi*sin(pi*y))",
+                    u_z = kA + "*0.25*(-pi*sin(pi*z))";
+  const std::string lap_u = kA + "*(-pi^2)*" + phi;
+  const std::string m = p(kB + "*" + k + "*" + psi);
+  const std::string m_t = kDb + "*" + k + "*" + psi;
+  const std::string m_x = kB + "*" + k + "*(-pi/2*sin(pi*x/2))*" + psy + "*" + psz;
+  const std::string m_y = kB + "*" + k + "*" + psx + "*(-pi/2*sin(pi*y/2))*" + psz;
+  const std::string m_z = kB + "*" + k + "*" + psx + "*" + psy + "*(-pi/2*sin(pi*z/2))";
+  const std::string lap_m = kB + "*" + k + "*(-3*pi^2/4)*" + psi;
+  const std::string nu = std::to_string(kNu);
+  const std::string fu = "-" + p(u_t) + "-" + nu + "*" + p(lap_u) + "+(" + p(u_x) + "^2+" + p(u_y) +
+                         "^2+" + p(u_z) + "^2)/2-" + m;
+  const std::string fm = p(m_t) + "-" + nu + "*" + p(lap_m) + "-(" + p(m_x) + "*" + p(u_x) + "+" +
+                         p(m_y) + "*" + p(u_y) + "+" + p(m_z) + "*" + p(u_z) + "+" + m + "*" +
+                         p(lap_u) + ")";
+  const std::string n = std::to_string(points);
+  Manufactured r;
+  r.deck =
+      "problem: mfg\nmfg:\n  domain:\n    length: [1.0, 1.0, 1.0]\n    boundary: reflecting\n"
+      "    sides: {x_max: exit, y_max: exit, z_max: exit}\n    exit_cost: \"" +
+      kA + "*" + phi + "\"\n  grid: {points: [" + n + ", " + n + ", " + n +
+      "]}\n  time: {horizon: " + std::to_string(kHorizon) + ", steps: " + n +
+      "}\n  diffusion: " + nu + "\n  coupling: {type: power, exponent: 1}\n" +
+      "  initial_density: \"" + k + "*" + psi + "\"\n  terminal_cost: \"" +
+      std::to_string(a_of(kHorizon)) + "*" + phi + "\"\n  sources: {hjb: \"" + fu + "\", fp: \"" +
+      fm + "\"}\n" + iteration_text();
+  r.u = [](double t, double x, double y, double z) {
+    return a_of(t) * (std::cos(M_PI * x) + 0.5 * std::cos(M_PI * y) + 0.25 * std::cos(M_PI * z));
+  };
+  r.m = [](double t, double x, double y, double z) {
+    return b_of(t) * M_PI * M_PI * M_PI / 8 * std::cos(M_PI * x / 2) * std::cos(M_PI * y / 2) *
+           std::cos(M_PI * z / 2);
   };
   return r;
 }
@@ -139,14 +187,15 @@ Errors solve_and_measure(const Manufactured& problem) {
   EXPECT_TRUE(r.converged) << "fixed point not converged: " << r.change_u << " " << r.change_m;
   const auto& x = solver.model().x();
   const auto& y = solver.model().y();
+  const auto& z = solver.model().z();
   Errors e;
   for (int n = 0; n <= solver.steps(); ++n) {
     const double t = solver.model().time(n);
     detail::ReadArray u(solver.u(n)), m(solver.m(n));
     for (std::size_t k = 0; k < x.size(); ++k) {
       const auto i = static_cast<PetscInt>(k);
-      e.u = std::max(e.u, std::abs(u[i] - problem.u(t, x[k], y[k])));
-      e.m = std::max(e.m, std::abs(m[i] - problem.m(t, x[k], y[k])));
+      e.u = std::max(e.u, std::abs(u[i] - problem.u(t, x[k], y[k], z[k])));
+      e.m = std::max(e.m, std::abs(m[i] - problem.m(t, x[k], y[k], z[k])));
       EXPECT_GE(m[i], 0.0);
     }
   }
@@ -183,6 +232,10 @@ TEST(MfgExits, TwoDimensionalExitsConvergeAtFirstOrder) {
   expect_first_order({16, 32, 64}, exit_2d);
 }
 
+TEST(MfgExits, ThreeDimensionalExitsConvergeAtFirstOrder) {
+  expect_first_order({8, 16, 32}, exit_3d);
+}
+
 // A model with exits (and optionally an obstacle), a fixed u whose drift runs towards the
 // exits, and Fokker-Planck steps: every step's mass balance mass(m^{n+1}) + outflow =
 // mass(m^n) holds to round-off, m >= 0, and m = 0 inside the obstacle.
@@ -194,8 +247,10 @@ void check_step_balance(const std::string& deck) {
   {
     detail::WriteArray a(u.get());
     for (std::size_t k = 0; k < model.x().size(); ++k) {
-      // Lower u towards x = L: the optimal drift -grad u points to the x_max exit.
-      a[static_cast<PetscInt>(k)] = -2.0 * model.x()[k] + 0.3 * std::sin(5.0 * model.y()[k]);
+      // Lower u towards x = L: the optimal drift -grad u points to the x_max exit (and in
+      // 3D down to a z_min exit).
+      a[static_cast<PetscInt>(k)] =
+          -2.0 * model.x()[k] + 0.3 * std::sin(5.0 * model.y()[k]) + 0.5 * model.z()[k];
     }
   }
   auto m = detail::global_vec(model.dm());
@@ -246,23 +301,22 @@ TEST(MfgExits, FokkerPlanckStepBalancesMassWithOutflow2DWithObstacle) {
       "  initial_density: \"exp(-((x-0.3)^2+(y-0.5)^2)/0.02)\"\n");
 }
 
+TEST(MfgExits, FokkerPlanckStepBalancesMassWithOutflow3DWithObstacle) {
+  check_step_balance(
+      "problem: mfg\nmfg:\n  domain:\n    length: [1.0, 1.0, 0.8]\n    boundary: periodic\n"
+      "    sides: {x_min: reflecting, x_max: exit, z_min: exit, z_max: reflecting}\n"
+      "    exit_cost: \"0\"\n"
+      "    obstacle: \"0.03 - (x-0.5)^2 - (y-0.5)^2 - (z-0.4)^2\"\n"
+      "  grid: {points: [14, 12, 10]}\n  time: {horizon: 1.0, steps: 12}\n  diffusion: 0.03\n"
+      "  coupling: {type: log}\n"
+      "  initial_density: \"exp(-((x-0.3)^2+(y-0.5)^2+(z-0.4)^2)/0.02)\"\n");
+}
+
 // The whole game in a room with a pillar and a door: no density inside the obstacle at any
-// level, and the mass in the room plus the mass that left is 1 (to the iteration's
+// level, m >= 0, and the mass in the room plus the mass that left is 1 (to the iteration's
 // tolerance: the state's M blends the sweeps, each of which balances to round-off).
-TEST(MfgObstacle, RoomWithPillarKeepsDensityOutOfTheObstacle) {
-  const auto cfg = fracmfg::io::Deck::from_string(
-                       "problem: mfg\nmfg:\n  domain:\n    length: [2.0, 1.0]\n"
-                       "    boundary: reflecting\n    sides: {x_max: exit}\n"
-                       "    exit_cost: \"0\"\n"
-                       "    obstacle: \"max((x > 1.85) * (abs(y - 0.5) > 0.15), 0.04 - "
-                       "(x-1)^2 - (y-0.5)^2)\"\n"
-                       "  grid: {points: [32, 16]}\n  time: {horizon: 2.0, steps: 10}\n"
-                       "  diffusion: 0.03\n  coupling: {type: power, exponent: 1}\n"
-                       "  initial_density: \"exp(-((x-0.4)^2+(y-0.5)^2)/0.05)\"\n"
-                       "  terminal_cost: \"2\"\n"
-                       "  iteration: {damping: 0.6, tolerance: 1.0e-10, max_iterations: 200}\n",
-                       "room.yaml")
-                       .mfg();
+void expect_room_keeps_density_out(const std::string& deck) {
+  const auto cfg = fracmfg::io::Deck::from_string(deck, "room.yaml").mfg();
   mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::test::quiet_logger());
   ASSERT_TRUE(solver.solve().converged);
@@ -276,6 +330,7 @@ TEST(MfgObstacle, RoomWithPillarKeepsDensityOutOfTheObstacle) {
       if (wall[k] != 0) {
         EXPECT_EQ(m[static_cast<PetscInt>(k)], 0.0) << "level " << n;
       }
+      EXPECT_GE(m[static_cast<PetscInt>(k)], 0.0) << "level " << n;
     }
     worst = std::max(worst, std::abs(solver.model().mass(solver.m(n)) +
                                      left[static_cast<std::size_t>(n)] - 1.0));
@@ -283,6 +338,35 @@ TEST(MfgObstacle, RoomWithPillarKeepsDensityOutOfTheObstacle) {
   std::printf("  mass left by T %.6f; worst |mass + outflow - 1| %.2e\n", left.back(), worst);
   EXPECT_GT(left.back(), 0.1);
   EXPECT_LT(worst, 1e-8);
+}
+
+TEST(MfgObstacle, RoomWithPillarKeepsDensityOutOfTheObstacle) {
+  expect_room_keeps_density_out(
+      "problem: mfg\nmfg:\n  domain:\n    length: [2.0, 1.0]\n"
+      "    boundary: reflecting\n    sides: {x_max: exit}\n"
+      "    exit_cost: \"0\"\n"
+      "    obstacle: \"max((x > 1.85) * (abs(y - 0.5) > 0.15), 0.04 - "
+      "(x-1)^2 - (y-0.5)^2)\"\n"
+      "  grid: {points: [32, 16]}\n  time: {horizon: 2.0, steps: 10}\n"
+      "  diffusion: 0.03\n  coupling: {type: power, exponent: 1}\n"
+      "  initial_density: \"exp(-((x-0.4)^2+(y-0.5)^2)/0.05)\"\n"
+      "  terminal_cost: \"2\"\n"
+      "  iteration: {damping: 0.6, tolerance: 1.0e-10, max_iterations: 200}\n");
+}
+
+// The same in 3D: a column through the room's height and a door in the x_max wall.
+TEST(MfgObstacle, RoomWithColumnKeepsDensityOutOfTheObstacle3D) {
+  expect_room_keeps_density_out(
+      "problem: mfg\nmfg:\n  domain:\n    length: [2.0, 1.0, 1.0]\n"
+      "    boundary: reflecting\n    sides: {x_max: exit}\n"
+      "    exit_cost: \"0\"\n"
+      "    obstacle: \"max((x > 1.8) * max(abs(y - 0.5) > 0.2, abs(z - 0.4) > 0.3), 0.04 - "
+      "(x-1)^2 - (y-0.5)^2)\"\n"
+      "  grid: {points: [20, 10, 10]}\n  time: {horizon: 2.0, steps: 10}\n"
+      "  diffusion: 0.03\n  coupling: {type: power, exponent: 1}\n"
+      "  initial_density: \"exp(-((x-0.4)^2+(y-0.5)^2+(z-0.5)^2)/0.05)\"\n"
+      "  terminal_cost: \"2\"\n"
+      "  iteration: {damping: 0.6, tolerance: 1.0e-10, max_iterations: 200}\n");
 }
 
 // V(x, t) enters the HJB as F does at the step's level: a game with the potential V(x, t)

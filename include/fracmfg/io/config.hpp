@@ -67,8 +67,9 @@ struct LoggingConfig {
   bool all_ranks = false;
 };
 
-/// mfg: a mean field game on [0, Lx] (x [0, Ly]) over [0, T]. Formulas are functions of
-/// (x, y) or (x, y, t); in a 1D domain they do not use y (the deck reader checks it).
+/// mfg: a mean field game on [0, Lx] (x [0, Ly] (x [0, Lz])) over [0, T]. Formulas are
+/// functions of (x, y, z) or (x, y, z, t); they use only the domain's axes (the deck reader
+/// checks it).
 struct MfgConfig {
   struct Domain {
     /// periodic: paired with the opposite side of its axis; reflecting: a wall (no flux);
@@ -81,10 +82,10 @@ struct MfgConfig {
     Boundary boundary = Boundary::periodic;  ///< every side that `sides` does not set
     /// Per-side conditions (deck keys domain.sides.x_min, ...); unset: `boundary`.
     std::array<std::optional<Boundary>, kMaxSides> sides{};
-    /// The HJB's exit cost g(x, y, t) at exit sides: u = g on the exit face.
-    ExpressionSpec exit_cost{"0", {"x", "y", "t"}};
-    /// Obstacle O(x, y): grid points where O > 0 are walls inside the domain.
-    ExpressionSpec obstacle{"0", {"x", "y"}};
+    /// The HJB's exit cost g(x, y, z, t) at exit sides: u = g on the exit face.
+    ExpressionSpec exit_cost{"0", {"x", "y", "z", "t"}};
+    /// Obstacle O(x, y, z): grid points where O > 0 are walls inside the domain.
+    ExpressionSpec obstacle{"0", {"x", "y", "z"}};
 
     /// The condition of side axis * 2 + end.
     Boundary side(int index) const {

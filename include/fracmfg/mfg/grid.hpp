@@ -23,8 +23,7 @@
 //
 // The DMDA has one degree of freedom per point, stencil width 1 and a star stencil (the
 // 3-point / 5-point / 7-point operators of the solvers). Points are stored x fastest, then y,
-// then z. Per-side conditions other than one `boundary` for all sides (exits, mixed axes)
-// and obstacles are 1D and 2D only.
+// then z. Per-side conditions (exits, mixed axes) and obstacles in 1D, 2D and 3D.
 
 #include <mpi.h>
 #include <petscdm.h>

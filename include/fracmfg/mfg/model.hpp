@@ -92,8 +92,10 @@ class Model {
   /// the domain); empty without an obstacle.
   const std::vector<unsigned char>& wall_ghosted() const;
   /// The exit cost g(t_n) at the owned faces of side `side` (axis * 2 + end) when it is an
-  /// exit and this rank owns points along it, indexed by the offset along the side in the
-  /// owned box (j - ys on x sides, i - xs on y sides); nullptr otherwise.
+  /// exit and this rank owns points along it, indexed by the face's offset in the owned box
+  /// with the side's axis left out, x fastest (x sides (l - zs) ym + (j - ys), y sides
+  /// (l - zs) xm + (i - xs), z sides (j - ys) xm + (i - xs); detail::ExitFaces); nullptr
+  /// otherwise.
   const double* exit_cost(int side, int n) const;
 
   /// sum_i v_i * cell volume. Collective.

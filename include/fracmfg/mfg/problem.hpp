@@ -110,7 +110,7 @@ class Field {
 struct Problem {
   /// Lengths [Lx], [Lx, Ly] or [Lx, Ly, Lz] (the dimension), boundary and sides; its
   /// exit_cost and obstacle formulas are not read (the Fields exit_cost and obstacle below
-  /// are). Per-side conditions, exits and obstacles are 1D and 2D only.
+  /// are). Per-side conditions, exits and obstacles in 1D, 2D and 3D.
   io::MfgConfig::Domain domain;
   io::MfgConfig::Grid grid;  ///< points per axis, each >= 3
   io::MfgConfig::Time time;  ///< horizon T > 0, steps N_t >= 1
@@ -136,8 +136,8 @@ struct Problem {
     Field potential;  ///< V(x, y, z) or V(x, y, z, t)
   };
   struct Sources {
-    Field hjb;  ///< f_u(x, y, t)
-    Field fp;   ///< f_m(x, y, t)
+    Field hjb;  ///< f_u(x, y, z, t)
+    Field fp;   ///< f_m(x, y, z, t)
   };
 
   Hamiltonian hamiltonian;
@@ -146,9 +146,9 @@ struct Problem {
   Field terminal_cost;                           ///< G(x, y, z)
   double terminal_coupling = 0.0;                ///< g in u(T) = G + g m(T)
   Sources sources;
-  /// g(x, y, t) on the exit sides (domain.sides): the HJB's value u = g at the exit faces.
+  /// g(x, y, z, t) on the exit sides (domain.sides): the HJB's value u = g at the exit faces.
   Field exit_cost;
-  /// O(x, y): grid points where O > 0 are walls inside the domain (m = 0 there, no flux
+  /// O(x, y, z): grid points where O > 0 are walls inside the domain (m = 0 there, no flux
   /// into them; the HJB is decoupled there: u = 0). Zero: no obstacle.
   Field obstacle;
   io::MfgConfig::FokkerPlanck fokker_planck;
