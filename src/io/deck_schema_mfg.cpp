@@ -369,17 +369,6 @@ void check_mfg(const Value& root, const std::string& file) {
       refuse("iteration.anderson", std::to_string(mfg.at("iteration.anderson").integer),
              "iteration.anderson 0 (Anderson mixing belongs to the fixed point)");
     }
-    // The linearisation does not take the exit faces' time-dependent ghosts or the obstacle
-    // rows into account.
-    if (mfg.find("domain.obstacle") != nullptr) {
-      refuse("domain.obstacle", "given", "a domain without an obstacle");
-    }
-    for (const char* side : kSideNames) {
-      const Value* v = mfg.find(std::string("domain.sides.") + side);
-      if (v != nullptr && v->text == "exit") {
-        refuse((std::string("domain.sides.") + side).c_str(), "exit", "a domain without exits");
-      }
-    }
   }
 
   // Fractional diffusion: the discrete operator is the periodic circulant of the fractional

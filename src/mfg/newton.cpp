@@ -43,10 +43,13 @@ double coupling_derivative(const Problem::Coupling& c, double m) {
 
 // The derivative of one axis of a row of J(u) (upwind_axis_row) in the direction du, for the
 // linearisation coefficient ic and its derivative dic: the coefficients on the minus and
-// plus neighbours and the axis' part of the diagonal.
+// plus neighbours and the axis' part of the diagonal. A neighbour that is not a grid point is
+// folded into the diagonal as upwind_axis_row folds it (mirrored at a wall: +1; beyond an
+// exit face, whose ghost is 2 g - u: -1); its values uminus/uplus, duminus/duplus are the
+// ghost's (u and du mirrored, 2 g - u and -du at an exit).
 inline void axis_row_derivative(double up, double uminus, double uplus, double dup, double duminus,
-                                double duplus, double ih, double ic, double dic, bool mirror_minus,
-                                bool mirror_plus, double& diag, double& cminus, double& cplus) {
+                                double duplus, double ih, double ic, double dic, Fold fold_minus,
+                                Fold fold_plus, double& diag, double& cminus, double& cplus) {
   const double p = (uplus - up) * ih, q = (up - uminus) * ih;
   const double dp = (duplus - dup) * ih, dq = (dup - duminus) * ih;
   // a+ = ic min(p, 0), a- = ic max(q, 0)
@@ -55,14 +58,38 @@ inline void axis_row_derivative(double up, double uminus, double uplus, double d
   cplus = dap * ih;
   cminus = -dam * ih;
   diag += (dam - dap) * ih;
-  if (mirror_plus) {
-    diag += cplus;
-    cplus = 0.0;
+  double unused = 0.0;
+  fold_into_diag(fold_plus, diag, cplus, unused);
+  fold_into_diag(fold_minus, diag, cminus, unused);
+}
+
+// One axis of a point's stencil for the Hessian product: the neighbours' values of u and du
+// (the ghosts' at walls and exits) and how each enters the row.
+struct AxisValues {
+  double uminus, uplus, dminus, dplus;
+  Fold fold_minus, fold_plus;
+};
+
+AxisValues axis_values(const double* u, const double* du, const Neighbours& nb, PetscInt minus,
+                       PetscInt plus, unsigned exit_minus, unsigned exit_plus, int side_minus,
+                       const ExitFaces& exits, const OwnedBox& box, PetscInt k) {
+  const double up = u[nb.self], dup = du[nb.self];
+  AxisValues a{u[minus], u[plus], du[minus], du[plus], Fold::none, Fold::none};
+  if (nb.exits & exit_minus) {
+    a.uminus = exits.ghost(side_minus, box, k, up);
+    a.dminus = -dup;
+    a.fold_minus = Fold::exit;
+  } else if (minus == nb.self) {
+    a.fold_minus = Fold::mirror;
   }
-  if (mirror_minus) {
-    diag += cminus;
-    cminus = 0.0;
+  if (nb.exits & exit_plus) {
+    a.uplus = exits.ghost(side_minus + 1, box, k, up);
+    a.dplus = -dup;
+    a.fold_plus = Fold::exit;
+  } else if (plus == nb.self) {
+    a.fold_plus = Fold::mirror;
   }
+  return a;
 }
 
 }  // namespace
@@ -87,6 +114,9 @@ struct LinearizedGame::Impl {
   std::vector<double> j_sub, j_diag, j_super, t_sub, t_diag, t_super;  // levels x n
   std::vector<double> w_west, w_diag, w_east;
   bool wall_w = false, wall_e = false;
+  // 1D without exits and obstacles: hessian_product_1d; else the stencil walk of
+  // hessian_product (the walls' and exits' folds).
+  bool plain_1d = false;
   bool cached = false;
   // 2D
   MatPtr a;
@@ -127,11 +157,12 @@ struct LinearizedGame::Impl {
     FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(cdm.get(), rows_g.get(), INSERT_VALUES, rows_l.get()));
   }
 
-  // rows = J(U^n) at the owned points, U^n ghosted in u_local.
+  // rows = J(U^n) at the owned points, U^n ghosted in u_local; the exit cost of level n (the
+  // level the sweeps' step n takes).
   void jacobian_rows(const std::vector<VecPtr>& field, int level) {
     ghost(field[static_cast<std::size_t>(level)].get(), u_local.get());
     ReadArray ul(u_local.get());
-    hjb_rows(model, ham.stencil(), gb, ul.get(), rows.data(), ExitFaces{}, nullptr);
+    hjb_rows(model, ham.stencil(), gb, ul.get(), rows.data(), ExitFaces::of(model, level), nullptr);
   }
 
   // trows = the rows of J^T from rows (exchanged through the ghost layer): row q holds
@@ -192,69 +223,60 @@ struct LinearizedGame::Impl {
     std::copy(xx.get(), xx.get() + n, x);
   }
 
-  // c = (dJ(U^n)[du])^T m (U^n ghosted by jacobian_rows): the rows' derivative in the direction du,
-  // weighted by m at each row's point and gathered onto the columns.
-  void hessian_product(const double* du_level, const double* m_next, double* c) {
+  // c = (dJ(U^n)[du])^T m (U^n ghosted in u_local, by jacobian_rows(level)): the rows'
+  // derivative in the direction du, weighted by m at each row's point and gathered onto the
+  // columns. An obstacle point's row I/dt does not depend on U.
+  void hessian_product(int level, const double* du_level, const double* m_next, double* c) {
     ghost_array(du_level, du_local.get());
     {
-      ReadArray ul(u_local.get());  // U^n, ghosted by jacobian_rows(level)
+      ReadArray ul(u_local.get());
       ReadArray dl(du_local.get());
       const double* uu = ul.get();
       const double* dd = dl.get();
       const Grid& g = model.grid();
-      const double ihx = 1.0 / g.spacing(0);
-      const double ihy = g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0;
-      const double ihz = g.dim == 3 ? 1.0 / g.spacing(2) : 0.0;
-      const bool two_d = g.dim >= 2;
-      const bool three_d = g.dim == 3;
+      const OwnedBox& box = model.box();
+      const ExitFaces exits = ExitFaces::of(model, level);
+      const double ih[3] = {1.0 / g.spacing(0), g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0,
+                            g.dim == 3 ? 1.0 / g.spacing(2) : 0.0};
+      const int dim = g.dim;
       const UpwindHamiltonian h = ham.stencil();
-      for_each_point(
-          g, model.box(), gb, nullptr, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
-            double* row = drows.data() + k * nc;
-            const double up = uu[nb.self], dup = dd[nb.self];
-            double ic = h.coef[k], dic = 0.0;
-            if (h.power) {
-              // ic = coef w(s), w = s^(q/2 - 1): dic = coef w'(s) ds.
-              const double px = (uu[nb.east] - up) * ihx, qx = (up - uu[nb.west]) * ihx;
-              const double dpx = (dd[nb.east] - dup) * ihx, dqx = (dup - dd[nb.west]) * ihx;
-              double s = upwind_norm2(px, qx);
-              double ds = 2.0 * negative_part(px) * (px < 0.0 ? dpx : 0.0) +
-                          2.0 * positive_part(qx) * (qx > 0.0 ? dqx : 0.0);
-              if (two_d) {
-                const double py = (uu[nb.north] - up) * ihy, qy = (up - uu[nb.south]) * ihy;
-                const double dpy = (dd[nb.north] - dup) * ihy, dqy = (dup - dd[nb.south]) * ihy;
-                s += upwind_norm2(py, qy);
-                ds += 2.0 * negative_part(py) * (py < 0.0 ? dpy : 0.0) +
-                      2.0 * positive_part(qy) * (qy > 0.0 ? dqy : 0.0);
-              }
-              if (three_d) {
-                const double pz = (uu[nb.up] - up) * ihz, qz = (up - uu[nb.down]) * ihz;
-                const double dpz = (dd[nb.up] - dup) * ihz, dqz = (dup - dd[nb.down]) * ihz;
-                s += upwind_norm2(pz, qz);
-                ds += 2.0 * negative_part(pz) * (pz < 0.0 ? dpz : 0.0) +
-                      2.0 * positive_part(qz) * (qz > 0.0 ? dqz : 0.0);
-              }
-              const double q = h.exponent;
-              ic = h.coef[k] * power_weight(s, q);
-              dic = s > 0.0 ? h.coef[k] * (0.5 * q - 1.0) * std::pow(s, 0.5 * q - 2.0) * ds : 0.0;
-            }
-            double dg = 0.0;
-            axis_row_derivative(up, uu[nb.west], uu[nb.east], dup, dd[nb.west], dd[nb.east], ihx,
-                                ic, dic, nb.west == nb.self, nb.east == nb.self, dg, row[kWest],
-                                row[kEast]);
-            if (two_d) {
-              axis_row_derivative(up, uu[nb.south], uu[nb.north], dup, dd[nb.south], dd[nb.north],
-                                  ihy, ic, dic, nb.south == nb.self, nb.north == nb.self, dg,
-                                  row[kSouth], row[kNorth]);
-            }
-            if (three_d) {
-              axis_row_derivative(up, uu[nb.down], uu[nb.up], dup, dd[nb.down], dd[nb.up], ihz, ic,
-                                  dic, nb.down == nb.self, nb.up == nb.self, dg, row[kDown],
-                                  row[kUp]);
-            }
-            row[kDiag] = dg;
-            for (int c2 = 0; c2 < nc; ++c2) row[c2] *= m_next[k];
-          });
+      const unsigned char* wall = model.has_obstacle() ? model.wall_ghosted().data() : nullptr;
+      for_each_point(g, box, gb, wall, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
+        double* row = drows.data() + k * nc;
+        if (nb.wall) {
+          for (int c2 = 0; c2 < nc; ++c2) row[c2] = 0.0;
+          return;
+        }
+        const double up = uu[nb.self], dup = dd[nb.self];
+        const AxisValues ax[3] = {
+            axis_values(uu, dd, nb, nb.west, nb.east, kExitWest, kExitEast, 0, exits, box, k),
+            axis_values(uu, dd, nb, nb.south, nb.north, kExitSouth, kExitNorth, 2, exits, box, k),
+            axis_values(uu, dd, nb, nb.down, nb.up, kExitDown, kExitUp, 4, exits, box, k)};
+        double ic = h.coef[k], dic = 0.0;
+        if (h.power) {
+          // ic = coef w(s), w = s^(q/2 - 1): dic = coef w'(s) ds.
+          double s = 0.0, ds = 0.0;
+          for (int axis = 0; axis < dim; ++axis) {
+            const AxisValues& v = ax[axis];
+            const double p = (v.uplus - up) * ih[axis], q = (up - v.uminus) * ih[axis];
+            const double dp = (v.dplus - dup) * ih[axis], dq = (dup - v.dminus) * ih[axis];
+            s += upwind_norm2(p, q);
+            ds += 2.0 * negative_part(p) * (p < 0.0 ? dp : 0.0) +
+                  2.0 * positive_part(q) * (q > 0.0 ? dq : 0.0);
+          }
+          const double q = h.exponent;
+          ic = h.coef[k] * power_weight(s, q);
+          dic = s > 0.0 ? h.coef[k] * (0.5 * q - 1.0) * std::pow(s, 0.5 * q - 2.0) * ds : 0.0;
+        }
+        double dg = 0.0;
+        for (int axis = 0; axis < dim; ++axis) {
+          const AxisValues& v = ax[axis];
+          axis_row_derivative(up, v.uminus, v.uplus, dup, v.dminus, v.dplus, ih[axis], ic, dic,
+                              v.fold_minus, v.fold_plus, dg, row[1 + 2 * axis], row[2 + 2 * axis]);
+        }
+        row[kDiag] = dg;
+        for (int c2 = 0; c2 < nc; ++c2) row[c2] *= m_next[k];
+      });
     }
     ghost_rows(drows.data());
     ReadArray rl(rows_l.get());
@@ -335,7 +357,8 @@ struct LinearizedGame::Impl {
         dic = s > 0.0 ? h.coef[k] * (0.5 * q - 1.0) * std::pow(s, 0.5 * q - 2.0) * ds : 0.0;
       }
       double dg = 0.0, cw = 0.0, ce = 0.0;
-      const bool mw = wall_w && k == 0, me = wall_e && k + 1 == n;
+      const Fold mw = wall_w && k == 0 ? Fold::mirror : Fold::none;
+      const Fold me = wall_e && k + 1 == n ? Fold::mirror : Fold::none;
       axis_row_derivative(up, uw, ue, vp, vw, ve, ih, ic, dic, mw, me, dg, cw, ce);
       w_diag[static_cast<std::size_t>(k)] = dg * m_next[k];
       w_west[static_cast<std::size_t>(k)] = cw * m_next[k];
@@ -372,7 +395,12 @@ struct LinearizedGame::Impl {
     for (int lv = 0; lv < steps; ++lv) {
       if (tridiag) {
         ReadArray mn((*m)[static_cast<std::size_t>(lv + 1)].get());
-        hessian_product_1d(lv, x + at(lv), mn.get(), buf.data());
+        if (plain_1d) {
+          hessian_product_1d(lv, x + at(lv), mn.get(), buf.data());
+        } else {
+          ghost((*u)[static_cast<std::size_t>(lv)].get(), u_local.get());
+          hessian_product(lv, x + at(lv), mn.get(), buf.data());
+        }
         const double* prev = dm.data() + at(lv);
         for (PetscInt k = 0; k < n; ++k) buf[k] = prev[k] * inv_dt - buf[k];
         solve_cached_1d(true, lv, buf.data(), dm.data() + at(lv + 1), "linearised Fokker-Planck");
@@ -382,7 +410,7 @@ struct LinearizedGame::Impl {
       transpose_rows();
       {
         ReadArray mn((*m)[static_cast<std::size_t>(lv + 1)].get());
-        hessian_product(x + at(lv), mn.get(), buf.data());
+        hessian_product(lv, x + at(lv), mn.get(), buf.data());
       }
       const double* prev = dm.data() + at(lv);
       for (PetscInt k = 0; k < n; ++k) buf[k] = prev[k] * inv_dt - buf[k];
@@ -441,12 +469,10 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   using Ham = Problem::Hamiltonian::Type;
   using Cpl = Problem::Coupling::Type;
   if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm ||
-      p.hamiltonian.type == Ham::congestion || model.diffusion_order() < 2.0 ||
-      model.grid().has_exit() || model.has_obstacle()) {
+      p.hamiltonian.type == Ham::congestion || model.diffusion_order() < 2.0) {
     throw Error(
         "mfg: iteration method newton needs the fdm Fokker-Planck step, a quadratic or power "
-        "Hamiltonian, diffusion_order 2 and a domain without exits or obstacles; use the fixed "
-        "point");
+        "Hamiltonian and diffusion_order 2; use the fixed point");
   }
   Impl& d = *impl_;
   DM dm = model.dm();
@@ -487,6 +513,7 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
     const bool periodic = model.grid().boundary == Boundary::periodic;
     d.wall_w = !periodic && model.box().xs == 0;
     d.wall_e = !periodic && model.box().xs + d.n == model.grid().points[0];
+    d.plain_1d = !model.grid().has_exit() && !model.has_obstacle();
   } else {
     d.a = d.indices->create_matrix(comm);
     KSP k = nullptr;

@@ -23,11 +23,11 @@
 // convolution per level and product, on the host),
 // U~ = Psi(U), with K v = du. dJ(U)[v] is the derivative of J at U in the direction v (the
 // second derivative of the upwind Hamiltonian; its transpose applied to the density is the
-// symmetric Hessian of sum_k M_k H_h,k(U)); dm has zero mass per level (L(U) 1 = 0 for
-// every U). The unknown is U, not M: F'(M) = 1/M of the log coupling is applied to dm,
-// which is small where M is, while the reduction in M would divide by the iterate's M and
-// leave GMRES a near-singular operator where the start density's tails are tiny. Where the
-// fixed point contracts fast K is small and GMRES needs few products; no damping is needed.
+// symmetric Hessian of sum_k M_k H_h,k(U)); without exits dm has zero mass per level
+// (L(U) 1 = 0 for every U). The unknown is U, not M: F'(M) = 1/M of the log coupling is applied to
+// dm, which is small where M is, while the reduction in M would divide by the iterate's M and leave
+// GMRES a near-singular operator where the start density's tails are tiny. Where the fixed point
+// contracts fast K is small and GMRES needs few products; no damping is needed.
 //
 // The linear solves of a sweep: 1D, the exact distributed tridiagonal solve
 // (la::TridiagSolver); 2D and 3D, a KSP with options prefix "mfg_newton_sweep_" (default
@@ -39,10 +39,15 @@
 // Memory: the Krylov basis holds up to restart + 4 vectors of N + 1 levels (GMRES allocates
 // them as it needs them), the forward sweep's dm one more.
 //
+// Exits and obstacles: J(U^n) is the HJB step's Jacobian with level n's exit cost (the
+// ghost 2 g - u folds -1 into the diagonal) and the obstacle points' rows I/dt; the Hessian
+// product differentiates the same folded rows (an exit ghost moves by -du, an obstacle row
+// not at all). The Fokker-Planck sweep's outflow is in M(U); K needs no more.
+//
 // Supports the finite-difference Fokker-Planck step, the quadratic and power Hamiltonians,
-// every coupling and the Laplacian (diffusion_order 2), in 1D, 2D and 3D, without exits and
-// obstacles; the deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor
-// throws Error for a Problem built by hand.
+// every coupling and the Laplacian (diffusion_order 2), in 1D, 2D and 3D, with any sides
+// (periodic, reflecting, exits) and obstacles; the deck reader refuses the rest
+// (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by hand.
 //
 // Collectivity: everything is collective on the model's communicator.
 #include <memory>

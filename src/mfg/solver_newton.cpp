@@ -1,19 +1,20 @@
 // The outer iteration of mfg::Solver by Newton's method (iteration.method newton; the
-// linearised game is mfg/newton.hpp). One outer iteration k:
-//   1. the sweeps at the current density M_k: U(M_k) by the nonlinear HJB sweep, Phi(M_k) by
-//      the Fokker-Planck sweep (cached from the line search of iteration k - 1), and the
-//      changes change_u = max_n ||U(M_k)^n - U_k^n|| / max_n ||U(M_k)^n||, change_m =
-//      max_n ||Phi(M_k)^n - M_k^n|| / max_n ||Phi(M_k)^n||, the fixed point's measures of its
-//      undamped step; converged as the fixed point (both <= tolerance, the HJB steps solved
-//      to 1e-3 tolerance), then U = U(M_k), M = Phi(M_k);
-//   2. U_{k+1} = U(M_k) and the Newton step dM: (I - K) dM = Phi(M_k) - M_k by GMRES to the
-//      relative tolerance clamp(max change, 1e-8, 1e-2) (an inexact Newton forcing term);
-//   3. a backtracking line search on change_m: the trial M_k + lambda dM (negative entries
-//      set to 0 and each level rescaled to its mass), lambda = 1, 1/2, ..., 1/32, is
-//      accepted when its change_m is below (1 - 1e-4 lambda) change_m of M_k or below the
-//      tolerance; its sweeps are the next iteration's step 1. A trial whose sweeps fail
-//      (Newton, negative density) counts as rejected. When no lambda is accepted, the
-//      iteration takes the damped fixed-point step M + damping (Phi(M) - M) (a warning).
+// linearised game is mfg/newton.hpp). The unknown is the value function U (levels 0..N);
+// M(U) is the Fokker-Planck sweep with the drift of U, Psi(U) the HJB sweep at M(U). One
+// outer iteration k:
+//   1. the sweeps at U_k (cached from the line search of iteration k - 1) and the changes
+//      change_u = max_n ||Psi(U_k)^n - U_k^n|| / max_n ||Psi(U_k)^n||, change_m of M(U_k)
+//      against the previous M, the fixed point's measures; converged as the fixed point
+//      (both <= tolerance, the HJB steps solved to 1e-3 tolerance), then U = Psi(U_k);
+//   2. the Newton step dU: from the cold start the plain step Psi(U) - U, otherwise
+//      (I - K) dU = Psi(U_k) - U_k by GMRES to the forcing term eta = min(1e-2,
+//      max(change_u, 0.1 tolerance / change_u)) (inexact Newton);
+//   3. a backtracking line search on the merit ||U - Psi(U)||_2: the trial U_k + lambda dU,
+//      lambda = 1, 1/2, ..., is accepted when its merit is below (1 - 1e-4 lambda) times
+//      U_k's or its change_u below the tolerance; its sweeps are the next iteration's step 1.
+//      A trial whose sweeps fail (Newton, negative density) counts as rejected. When no
+//      lambda is accepted, the iteration takes the damped fixed-point step
+//      U + damping (Psi(U) - U) (a warning).
 #include <mpi.h>
 
 #include <algorithm>

@@ -4,8 +4,8 @@
 // solution (to the tolerance) in fewer outer iterations, gives the same fields on 1, 2 and 3
 // ranks, resumes from a checkpoint, starts from a coarse grid and survives a re-split of the
 // grid to the same solution, and a Problem it cannot linearise is refused. 1D, 2D and 3D,
-// periodic and reflecting, quadratic and power Hamiltonians, log, power and nonlocal
-// couplings.
+// periodic and reflecting, exits (time- and space-dependent costs) and obstacles, quadratic
+// and power Hamiltonians, log, power and nonlocal couplings.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscdmda.h>
@@ -69,6 +69,47 @@ std::string game_3d(const std::string& boundary, const std::string& iteration) {
          iteration + "\n";
 }
 
+// Exits and obstacles: a 1D corridor with a wall block at its left end and an exit on the
+// right with a time-dependent cost; a 2D room with a pillar, an exit on x_max and one on
+// y_min whose cost varies along the side (power Hamiltonian, q = 2.5: with q < 2 the Hessian
+// of |p|^q is singular at p = 0, and there this room's central differences at 1e-6 are off
+// by 5e-4 while at 1e-8 they agree to 3e-8); a 3D room with a column and exits on x_max
+// and z_min.
+std::string game_exit_1d(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain:\n    length: [1.0]\n    boundary: reflecting\n"
+         "    sides: {x_max: exit}\n    exit_cost: \"0.2*t\"\n    obstacle: \"x < 0.08\"\n"
+         "  grid: {points: [41]}\n  time: {horizon: 0.5, steps: 16}\n  diffusion: 0.05\n"
+         "  coupling: {type: log}\n  initial_density: \"exp(-(x-0.4)^2/0.01)\"\n"
+         "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+std::string game_room_2d(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain:\n    length: [1.0, 0.8]\n    boundary: reflecting\n"
+         "    sides: {x_max: exit, y_min: exit}\n    exit_cost: \"0.1*(1+t)*(x+y)\"\n"
+         "    obstacle: \"0.02 - (x-0.5)^2 - (y-0.4)^2\"\n"
+         "  grid: {points: [12, 10]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
+         "  hamiltonian: {type: power, exponent: 2.5}\n"
+         "  coupling: {type: power, exponent: 1, potential: \"(y-0.5)^2\"}\n"
+         "  initial_density: \"exp(-((x-0.25)^2+(y-0.5)^2)/0.03)\"\n"
+         "  terminal_cost: \"1\"\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
+std::string game_room_3d(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain:\n    length: [1.0, 0.9, 0.8]\n    boundary: reflecting\n"
+         "    sides: {x_max: exit, z_min: exit}\n    exit_cost: \"0.1*t + 0.2*y\"\n"
+         "    obstacle: \"0.02 - (x-0.5)^2 - (y-0.45)^2\"\n"
+         "  grid: {points: [9, 8, 7]}\n  time: {horizon: 0.4, steps: 5}\n  diffusion: 0.03\n"
+         "  coupling: {type: log, potential: \"(x-0.5)^2\"}\n"
+         "  initial_density: \"exp(-((x-0.25)^2+(y-0.45)^2+(z-0.5)^2)/0.03)\"\n"
+         "  terminal_cost: \"1\"\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
 // The sweeps of the game at U: M = FP(U), Psi = HJB(M) (each HJB step solved to 1e-14).
 struct Sweeps {
   const mfg::Model& model;
@@ -83,6 +124,7 @@ struct Sweeps {
     const int nt = model.steps();
     FRACMFG_PETSC_CHECK(VecCopy(model.initial_density(), mm[0].get()));
     for (int n = 0; n < nt; ++n) {
+      fp.set_time_level(n);
       fp.step(u[n].get(), mm[n].get(), model.fp_source(n + 1), mm[n + 1].get());
     }
     FRACMFG_PETSC_CHECK(VecCopy(model.terminal_cost(), psi[nt].get()));
@@ -90,6 +132,7 @@ struct Sweeps {
     for (int n = nt - 1; n >= 0; --n) {
       coupling.evaluate(mm[n + 1].get(), rhs.get(), n);
       FRACMFG_PETSC_CHECK(VecCopy(u[n].get(), psi[n].get()));
+      hjb.set_time_level(n);
       hjb.step(psi[n + 1].get(), rhs.get(), psi[n].get(), "HJB step", 1e-14);
     }
   }
@@ -184,6 +227,9 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
   EXPECT_LT(linearisation_error(game_2d("periodic", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_3d("reflecting", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_3d("periodic", kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_exit_1d(kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_room_2d(kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_room_3d(kFixed)), 1e-5);
 }
 
 struct Solved {
@@ -231,6 +277,9 @@ const Game kGames[] = {
     {"reflecting_2d_log", [](const std::string& it) { return game_2d("reflecting", it); }},
     {"periodic_2d_log", [](const std::string& it) { return game_2d("periodic", it); }},
     {"reflecting_3d_power_log", [](const std::string& it) { return game_3d("reflecting", it); }},
+    {"exit_obstacle_1d", game_exit_1d},
+    {"room_exits_obstacle_2d_power", game_room_2d},
+    {"room_exits_obstacle_3d", game_room_3d},
 };
 
 const char* kFixedTight =
