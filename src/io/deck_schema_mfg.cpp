@@ -66,7 +66,7 @@ Field mfg_schema() {
       integer("seed", "seed of the counter-based random numbers").at_least(0).wide().def(1).only_when("mfg.fokker_planck.method", {"particles"}),
     }),
     section("iteration", "Iteration between the two equations.", {
-      choice("method", {"fixed_point", "newton"}, "fixed_point: damped fixed point (damping, schedule, anderson); newton: Newton's method on the coupled system, GMRES preconditioned by the backward and forward sweeps, with a line search (fdm, quadratic or power Hamiltonian, diffusion_order 2, anderson 0)").def("fixed_point"),
+      choice("method", {"fixed_point", "newton"}, "fixed_point: damped fixed point (damping, schedule, anderson); newton: Newton's method on the coupled system, GMRES preconditioned by the backward and forward sweeps, with a line search (fdm, quadratic or power Hamiltonian, anderson 0)").def("fixed_point"),
       real("damping", "weight of the new density in the update (newton: of its fallback step)").greater_than(0).at_most(1).def(0.5),
       choice("schedule", {"fixed", "fictitious_play"}, "fixed: constant damping; fictitious_play: weight 1/(k+1) at iteration k").def("fixed"),
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
@@ -348,8 +348,7 @@ void check_mfg(const Value& root, const std::string& file) {
 
   // Newton's method linearises the finite-difference scheme: the Fokker-Planck step must be
   // the adjoint of the HJB linearisation (fdm), the Jacobian needs the second derivative of
-  // H in u only (not congestion, whose H depends on m) and the local (tridiagonal / 5-point)
-  // HJB operator (not s < 2); Anderson mixing is the fixed point's.
+  // H in u only (not congestion, whose H depends on m); Anderson mixing is the fixed point's.
   const Value& iteration_method = mfg.at("iteration.method");
   if (iteration_method.text == "newton") {
     auto refuse = [&](const char* key, const std::string& got, const std::string& need) {
@@ -361,9 +360,6 @@ void check_mfg(const Value& root, const std::string& file) {
       refuse("fokker_planck.method", method.text, "fokker_planck.method fdm");
     if (hamiltonian.text == "congestion") {
       refuse("hamiltonian.type", hamiltonian.text, "a quadratic or power Hamiltonian");
-    }
-    if (mfg.at("diffusion_order").real < 2.0) {
-      refuse("diffusion_order", format_real(mfg.at("diffusion_order").real), "diffusion_order 2");
     }
     if (mfg.at("iteration.anderson").integer > 0) {
       refuse("iteration.anderson", std::to_string(mfg.at("iteration.anderson").integer),

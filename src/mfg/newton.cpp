@@ -15,6 +15,7 @@
 #include "fracmfg/mfg/hamiltonian.hpp"
 #include "fracmfg/mfg/hjb.hpp"
 #include "mfg/direct_1d.hpp"
+#include "mfg/fractional_diffusion.hpp"
 #include "mfg/solver_options.hpp"
 #include "mfg/stencil.hpp"
 
@@ -118,8 +119,11 @@ struct LinearizedGame::Impl {
   // hessian_product (the walls' and exits' folds).
   bool plain_1d = false;
   bool cached = false;
-  // 2D
+  // 2D, 3D and fractional diffusion: the assembled rows (local stencil) and their KSP; with
+  // diffusion of order s < 2 the operator is frac's shell (the rows plus the nonlocal rest
+  // of nu A_s, symmetric, so the shell over J^T's rows is the whole J^T).
   MatPtr a;
+  std::unique_ptr<FractionalDiffusion> frac;
   KspPtr ksp;
   VecPtr b_vec, x_vec;
   bool levels_set = false;
@@ -206,7 +210,12 @@ struct LinearizedGame::Impl {
     }
     FRACMFG_PETSC_CHECK(MatSetValuesCOO(a.get(), rws, INSERT_VALUES));
     KSP k = ksp.get();
-    FRACMFG_PETSC_CHECK(KSPSetOperators(k, a.get(), a.get()));
+    if (frac) {
+      frac->mark_changed();
+      FRACMFG_PETSC_CHECK(KSPSetOperators(k, frac->shell(), frac->preconditioning_matrix()));
+    } else {
+      FRACMFG_PETSC_CHECK(KSPSetOperators(k, a.get(), a.get()));
+    }
     default_sub_factor_levels(k, kDefaultFactorLevels, &levels_set);
     {
       WriteArray bb(b_vec.get());
@@ -469,10 +478,10 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   using Ham = Problem::Hamiltonian::Type;
   using Cpl = Problem::Coupling::Type;
   if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm ||
-      p.hamiltonian.type == Ham::congestion || model.diffusion_order() < 2.0) {
+      p.hamiltonian.type == Ham::congestion) {
     throw Error(
-        "mfg: iteration method newton needs the fdm Fokker-Planck step, a quadratic or power "
-        "Hamiltonian and diffusion_order 2; use the fixed point");
+        "mfg: iteration method newton needs the fdm Fokker-Planck step and a quadratic or power "
+        "Hamiltonian; use the fixed point");
   }
   Impl& d = *impl_;
   DM dm = model.dm();
@@ -506,7 +515,8 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
     FRACMFG_PETSC_CHECK(VecSet(d.conv_in.get(), 0.0));
     d.nonlocal->evaluate(d.conv_in.get(), d.potential.get(), 0);  // V(t_0)
   }
-  if (model.grid().dim == 1) {
+  const bool fractional = model.diffusion_order() < 2.0;
+  if (model.grid().dim == 1 && !fractional) {
     d.tridiag = std::make_unique<la::TridiagSolver>(comm);
     d.halo = std::make_unique<Halo1d>(model);
     for (auto* v : {&d.sub, &d.diag, &d.super, &d.w_west, &d.w_diag, &d.w_east}) v->assign(n, 0.0);
@@ -516,6 +526,10 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
     d.plain_1d = !model.grid().has_exit() && !model.has_obstacle();
   } else {
     d.a = d.indices->create_matrix(comm);
+    if (fractional) {
+      d.frac = std::make_unique<FractionalDiffusion>(model);
+      d.frac->bind(d.a.get());
+    }
     KSP k = nullptr;
     FRACMFG_PETSC_CHECK(KSPCreate(comm, &k));
     d.ksp.reset(k);
@@ -523,6 +537,9 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
     FRACMFG_PETSC_CHECK(KSPSetDM(k, dm));
     FRACMFG_PETSC_CHECK(KSPSetDMActive(k, PETSC_FALSE));
     set_default_linear_solver(k, 2, kSweepRtol);
+    if (d.frac) {
+      set_fractional_linear_solver(k, *d.frac, model.grid().dim, 1.0 / model.dt(), kSweepRtol);
+    }
     FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
   }
   // GMRES on I - K over the N levels of the density.

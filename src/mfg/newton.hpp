@@ -29,7 +29,7 @@
 // GMRES a near-singular operator where the start density's tails are tiny. Where the fixed point
 // contracts fast K is small and GMRES needs few products; no damping is needed.
 //
-// The linear solves of a sweep: 1D, the exact distributed tridiagonal solve
+// The linear solves of a sweep: 1D (s = 2), the exact distributed tridiagonal solve
 // (la::TridiagSolver); 2D and 3D, a KSP with options prefix "mfg_newton_sweep_" (default
 // GMRES + block Jacobi / ILU(3), rtol 1e-8) on the assembled J_n or J_n^T. GMRES on K: a KSP with
 // prefix "mfg_newton_" on a MATSHELL (default GMRES(20), no preconditioner beyond the
@@ -44,10 +44,17 @@
 // product differentiates the same folded rows (an exit ghost moves by -du, an obstacle row
 // not at all). The Fokker-Planck sweep's outflow is in M(U); K needs no more.
 //
+// Fractional diffusion (diffusion_order s < 2): the sweeps' operators are the local rows
+// plus the nonlocal rest of nu A_s (mfg/fractional_diffusion.hpp: a MATSHELL with FFT
+// products; symmetric, so the same shell over J^T's rows is J^T), solved by the KSP above
+// with the HJB solver's fractional preconditioner (the local solve, then the circulant) in
+// 1D as in 2D; nu A_s is linear, so the Hessian product is the local one.
+//
 // Supports the finite-difference Fokker-Planck step, the quadratic and power Hamiltonians,
-// every coupling and the Laplacian (diffusion_order 2), in 1D, 2D and 3D, with any sides
-// (periodic, reflecting, exits) and obstacles; the deck reader refuses the rest
-// (io/deck_schema_mfg.cpp), the constructor throws Error for a Problem built by hand.
+// every coupling, diffusion of any order in (1, 2], in 1D, 2D and 3D, with any sides
+// (periodic, reflecting, exits) and obstacles (as far as the game itself allows them); the
+// deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor throws Error for a
+// Problem built by hand.
 //
 // Collectivity: everything is collective on the model's communicator.
 #include <memory>
