@@ -119,16 +119,12 @@ struct FpdeSolver::Impl {
     // The observations still to come: the steps left over the interval.
     const double horizon = static_cast<double>(mesh.steps() - n) / interval;
     const exec::RebalanceDecision& d = rebalancer->observe(seconds, points, horizon);
-    if (d.resplit) {
-      const auto t0 = Clock::now();
-      resplit(d.lx, d.ly);
-      rebalancer->record_cost(seconds_since(t0));
-    }
+    if (d.resplit) rebalancer->record_cost(resplit(d.lx, d.ly));
   }
 
   /// Moves u and the scheme's state to a grid with the ownership ranges lx (ly) and builds
-  /// the scheme again on it. Collective.
-  void resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
+  /// the scheme again on it; returns this rank's wall time for it (seconds). Collective.
+  double resplit(const std::vector<PetscInt>& lx, const std::vector<PetscInt>& ly) {
     const auto t0 = Clock::now();
     FpdeStepperState state = stepper->export_state(FpdeStepperState::Layout::vector_major);
     const double t_export = seconds_since(t0);
@@ -168,8 +164,9 @@ struct FpdeSolver::Impl {
     options.log.debug("fpde: re-split on rank 0: state exported ", t_export,
                       " s, grid and state moved ", t_moved - t_export, " s, scheme built ",
                       t_built - t_moved, " s, state imported ", seconds_since(t0) - t_built, " s");
+    const double elapsed = seconds_since(t0);
     ++stats.resplits;
-    stats.resplit_seconds += seconds_since(t0);
+    stats.resplit_seconds += elapsed;
     const std::vector<PetscInt> counts = grid.ownership(0);
     std::ostringstream os;
     os << "fpde: grid re-split at step " << n << ", points per rank in x:";
@@ -179,6 +176,7 @@ struct FpdeSolver::Impl {
       for (PetscInt c : grid.ownership(1)) os << ' ' << c;
     }
     options.log.info(os.str());
+    return elapsed;
   }
 
   void advance() {
