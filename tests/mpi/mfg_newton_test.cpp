@@ -37,22 +37,27 @@ namespace mfg = fracmfg::mfg;
 namespace detail = fracmfg::mfg::detail;
 using detail::VecPtr;
 
+// order: diffusion_order (2: the Laplacian; below: Levy flights, periodic domains only).
 std::string game_1d(const std::string& boundary, const std::string& hamiltonian,
-                    const std::string& coupling, const std::string& iteration) {
+                    const std::string& coupling, const std::string& iteration,
+                    const std::string& order = "2") {
   return "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: " + boundary +
          "}\n  grid: {points: [41]}\n  time: {horizon: 0.5, steps: 16}\n  diffusion: 0.05\n"
-         "  hamiltonian: " +
-         hamiltonian + "\n  coupling: " + coupling +
+         "  diffusion_order: " +
+         order + "\n  hamiltonian: " + hamiltonian + "\n  coupling: " + coupling +
          "\n  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
          "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
          "  iteration: " +
          iteration + "\n";
 }
 
-std::string game_2d(const std::string& boundary, const std::string& iteration) {
+std::string game_2d(const std::string& boundary, const std::string& iteration,
+                    const std::string& order = "2") {
   return "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: " + boundary +
          "}\n  grid: {points: [12, 11]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
-         "  coupling: {type: log, potential: \"(x-0.5)^2\"}\n"
+         "  diffusion_order: " +
+         order +
+         "\n  coupling: {type: log, potential: \"(x-0.5)^2\"}\n"
          "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2)/0.03)\"\n"
          "  terminal_cost: \"(y-0.2)^2\"\n"
          "  iteration: " +
@@ -114,24 +119,11 @@ std::string game_room_3d(const std::string& iteration) {
 // Fractional diffusion (Levy flights, periodic): 1D of order 1.5 with the power
 // Hamiltonian, 2D of order 1.6.
 std::string game_levy_1d(const std::string& iteration) {
-  return "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
-         "  grid: {points: [41]}\n  time: {horizon: 0.5, steps: 16}\n  diffusion: 0.05\n"
-         "  diffusion_order: 1.5\n  hamiltonian: {type: power, exponent: 2.5}\n"
-         "  coupling: {type: log}\n  initial_density: \"exp(-(x-0.3)^2/0.01)\"\n"
-         "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
-         "  iteration: " +
-         iteration + "\n";
+  return game_1d("periodic", "{type: power, exponent: 2.5}", "{type: log}", iteration, "1.5");
 }
 
 std::string game_levy_2d(const std::string& iteration) {
-  return "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: periodic}\n"
-         "  grid: {points: [12, 11]}\n  time: {horizon: 0.5, steps: 6}\n  diffusion: 0.03\n"
-         "  diffusion_order: 1.6\n"
-         "  coupling: {type: log, potential: \"(x-0.5)^2\"}\n"
-         "  initial_density: \"exp(-((x-0.3)^2+(y-0.6)^2)/0.03)\"\n"
-         "  terminal_cost: \"(y-0.2)^2\"\n"
-         "  iteration: " +
-         iteration + "\n";
+  return game_2d("periodic", iteration, "1.6");
 }
 
 // The sweeps of the game at U: M = FP(U), Psi = HJB(M) (each HJB step solved to 1e-14).
