@@ -64,6 +64,10 @@ inline void axis_row_derivative(double up, double uminus, double uplus, double d
   fold_into_diag(fold_minus, diag, cminus, unused);
 }
 
+static_assert(kExitSouth == kExitWest << 2 && kExitDown == kExitWest << 4 &&
+                  kExitNorth == kExitEast << 2 && kExitUp == kExitEast << 4,
+              "the exit bits of axis a are kExitWest << 2a and kExitEast << 2a");
+
 // One axis of a point's stencil for the Hessian product: the neighbours' values of u and du
 // (the ghosts' at walls and exits) and how each enters the row.
 struct AxisValues {
@@ -257,10 +261,14 @@ struct LinearizedGame::Impl {
           return;
         }
         const double up = uu[nb.self], dup = dd[nb.self];
-        const AxisValues ax[3] = {
-            axis_values(uu, dd, nb, nb.west, nb.east, kExitWest, kExitEast, 0, exits, box, k),
-            axis_values(uu, dd, nb, nb.south, nb.north, kExitSouth, kExitNorth, 2, exits, box, k),
-            axis_values(uu, dd, nb, nb.down, nb.up, kExitDown, kExitUp, 4, exits, box, k)};
+        const PetscInt minus[3] = {nb.west, nb.south, nb.down};
+        const PetscInt plus[3] = {nb.east, nb.north, nb.up};
+        AxisValues ax[3];
+        for (int axis = 0; axis < dim; ++axis) {
+          // The exit bits of axis a: kExitWest << 2a (minus side), kExitEast << 2a (plus side).
+          ax[axis] = axis_values(uu, dd, nb, minus[axis], plus[axis], kExitWest << (2 * axis),
+                                 kExitEast << (2 * axis), 2 * axis, exits, box, k);
+        }
         double ic = h.coef[k], dic = 0.0;
         if (h.power) {
           // ic = coef w(s), w = s^(q/2 - 1): dic = coef w'(s) ds.
