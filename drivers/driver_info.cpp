@@ -12,6 +12,7 @@
 
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/huge_pages.hpp"
 #include "fracmfg/exec/cuda_devices.hpp"
 #include "fracmfg/exec/hardware.hpp"
 #include "fracmfg/exec/selector.hpp"
@@ -119,6 +120,7 @@ int print_info(core::Environment& env, const std::string& assume_hardware_file,
   }
   std::printf("  %s\n  %s\n  HDF5 %u.%u.%u (parallel)\n", petsc_version, mpi_first_line.c_str(),
               h5_major, h5_minor, h5_release);
+  std::printf("  huge pages for large allocations: %s\n", core::huge_pages_status().c_str());
   std::printf("ranks: %d\n", env.size());
   for (const auto& v : views) std::printf("  %s\n", v.c_str());
   return 0;

@@ -30,6 +30,7 @@
 #include "fracmfg/config.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/huge_pages.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/exec/calibrate.hpp"
 #include "fracmfg/io/deck.hpp"
@@ -90,6 +91,8 @@ const char* const exit_code_help =
     "  FRACMFG_DISABLE_GPU=1           never use a GPU\n"
     "  FRACMFG_PERF_DIR=<dir>          performance model directory (default\n"
     "                                  $XDG_CACHE_HOME/fracmfg, else ~/.cache/fracmfg)\n"
+    "  FRACMFG_HUGE_PAGES=0            do not re-execute run, calibrate and info with\n"
+    "                                  GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (huge pages)\n"
     "  KOKKOS_NUM_THREADS=<n>          host threads of Kokkos (when fracmfg starts Kokkos)\n"
     "  CUDA_VISIBLE_DEVICES=<list>     the GPUs the ranks may use\n"
     "  SLURM_JOB_ID                    (set by Slurm) part of temporary file names\n"
@@ -249,6 +252,12 @@ int main(int argc, char** argv) {
   if (validate->parsed() && reference) {
     std::printf("%s", fracmfg::io::deck_reference_markdown().c_str());
     return 0;
+  }
+
+  // Large allocations in huge pages where the kernel gives them on request (see
+  // core/huge_pages.hpp): a re-execution with glibc's tunable, before MPI starts.
+  if (run->parsed() || calibrate->parsed() || info->parsed()) {
+    fracmfg::core::request_huge_pages(argv);
   }
 
   // PETSc reads its options from the command line after "--".

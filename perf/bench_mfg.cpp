@@ -26,6 +26,7 @@
 
 #include "fracmfg/core/environment.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/huge_pages.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/solver.hpp"
@@ -197,6 +198,8 @@ int run(fracmfg::core::Environment& env) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As the fracmfg command: large allocations in huge pages (FRACMFG_HUGE_PAGES=0: not).
+  fracmfg::core::request_huge_pages(argv);
   fracmfg::core::EnvironmentOptions opts;
   opts.log_level = fracmfg::core::LogLevel::warn;
   return fracmfg::core::guarded_main(
