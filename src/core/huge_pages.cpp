@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <gnu/libc-version.h>
-#include <sstream>
 #include <unistd.h>
 
 namespace fracmfg::core {
