@@ -2,8 +2,10 @@
 
 #include <mpi.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <gnu/libc-version.h>
 #include <unistd.h>
@@ -15,6 +17,12 @@ namespace {
 constexpr const char* kThpPath = "/sys/kernel/mm/transparent_hugepage/enabled";
 constexpr const char* kTunable = "glibc.malloc.hugetlb";
 constexpr const char* kReexecMark = "FRACMFG_HUGE_PAGES_REEXEC";
+
+// Why the last re-execution failed (empty when none was tried or none failed).
+std::string& exec_failure() {
+  static std::string failure;
+  return failure;
+}
 
 bool switched_off(const char* value) {
   if (value == nullptr) return false;
@@ -88,11 +96,34 @@ void request_huge_pages(char** argv) {
   const HugePagesPlan plan = plan_huge_pages(
       read_thp_mode(), std::getenv("GLIBC_TUNABLES"), std::getenv("FRACMFG_HUGE_PAGES"),
       gnu_get_libc_version(), std::getenv(kReexecMark) != nullptr);
-  if (!plan.reexec) return;
-  if (setenv("GLIBC_TUNABLES", plan.tunables.c_str(), 1) != 0) return;
-  if (setenv(kReexecMark, "1", 1) != 0) return;
-  execv("/proc/self/exe", argv);
-  // The exec failed: go on as before, without the tunable (glibc has read the environment).
+  reexecute_for_huge_pages(plan, "/proc/self/exe", argv);
+}
+
+void reexecute_for_huge_pages(const HugePagesPlan& plan, const char* executable, char** argv) {
+  if (!plan.reexec || executable == nullptr || argv == nullptr || argv[0] == nullptr) return;
+  const char* before = std::getenv("GLIBC_TUNABLES");
+  const bool had_tunables = before != nullptr;
+  const std::string old_tunables = had_tunables ? before : "";
+  auto restore = [&] {
+    if (had_tunables) {
+      setenv("GLIBC_TUNABLES", old_tunables.c_str(), 1);
+    } else {
+      unsetenv("GLIBC_TUNABLES");
+    }
+    unsetenv(kReexecMark);
+  };
+  if (setenv("GLIBC_TUNABLES", plan.tunables.c_str(), 1) != 0 || setenv(kReexecMark, "1", 1) != 0) {
+    const int error = errno;
+    restore();
+    exec_failure() = std::string("setting the environment failed: ") + std::strerror(error);
+    return;
+  }
+  execv(executable, argv);
+  // Only reached when the exec failed: go on as before, without the tunable (glibc has read
+  // this process's environment at its start), and say so in huge_pages_status().
+  const int error = errno;
+  restore();
+  exec_failure() = std::string("re-executing ") + executable + " failed: " + std::strerror(error);
 }
 
 std::string huge_pages_status() {
@@ -102,6 +133,7 @@ std::string huge_pages_status() {
     return std::string(reexecuted ? "requested (GLIBC_TUNABLES=" : "as GLIBC_TUNABLES sets (") +
            tunables + ")";
   }
+  if (!exec_failure().empty()) return "not in effect: " + exec_failure();
   const HugePagesPlan plan =
       plan_huge_pages(read_thp_mode(), tunables, std::getenv("FRACMFG_HUGE_PAGES"),
                       gnu_get_libc_version(), reexecuted);

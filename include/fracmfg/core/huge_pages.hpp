@@ -14,7 +14,9 @@
 // and is not there yet. It does nothing when FRACMFG_HUGE_PAGES is 0 (or off, no, false),
 // when GLIBC_TUNABLES already names glibc.malloc.hugetlb (the user's choice stands), when the
 // kernel gives huge pages always or never, with an older glibc, and once MPI has started.
-// The process keeps its id, arguments and environment otherwise; a failed exec is ignored.
+// The process keeps its id, arguments and environment otherwise. Should the exec fail, the
+// process goes on without huge pages, its environment as it was, and huge_pages_status()
+// says why.
 #include <string>
 
 namespace fracmfg::core {
@@ -35,6 +37,12 @@ HugePagesPlan plan_huge_pages(const std::string& thp_enabled, const char* tunabl
 /// Re-executes the program (/proc/self/exe, the same argv) with glibc's huge-page tunable
 /// when plan_huge_pages() says so for this process; returns otherwise.
 void request_huge_pages(char** argv);
+
+/// The re-execution itself: sets GLIBC_TUNABLES to plan.tunables and the re-execution mark,
+/// then execv(executable, argv). Returns only when the exec failed (or !plan.reexec): then
+/// both variables are as they were before the call and huge_pages_status() names the failure.
+/// request_huge_pages() calls it with /proc/self/exe.
+void reexecute_for_huge_pages(const HugePagesPlan& plan, const char* executable, char** argv);
 
 /// One line on this process: whether its large allocations ask for huge pages, and why.
 std::string huge_pages_status();
