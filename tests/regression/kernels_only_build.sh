@@ -3,7 +3,9 @@
 # as scripts/gpu-check builds it on a machine with CUDA but none of the project's other
 # dependencies: configures it in a temporary directory, builds the library and the
 # benchmark, checks that no compiled file included an MPI, PETSc or HDF5 header, and runs
-# the benchmark at small sizes (report and performance model written).
+# the benchmark at small sizes (report and performance model written). Device code for one
+# architecture only (FRACMFG_KERNELS_ONLY_ARCH, default 75): the main build compiles every
+# architecture of cmake/FracmfgCuda.cmake; here the layer's standalone build is the subject.
 #   kernels_only_build.sh SOURCE_DIR [JOBS]
 set -euo pipefail
 src=$1
@@ -16,7 +18,8 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 cmake -S "$src/cmake/kernels_only" -B "$tmp/build" -DFRACMFG_BUILD_TESTS=OFF \
   -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_PETSc=ON \
-  -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON "${launcher[@]+"${launcher[@]}"}" >"$tmp/configure.log" 2>&1 || {
+  -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON -DCMAKE_CUDA_ARCHITECTURES="${FRACMFG_KERNELS_ONLY_ARCH:-75}" \
+  "${launcher[@]+"${launcher[@]}"}" >"$tmp/configure.log" 2>&1 || {
   cat "$tmp/configure.log"; echo "kernels_only_build: FAILED: configure"; exit 1; }
 grep -E 'fracmfg: CUDA backend' "$tmp/configure.log" || true
 cmake --build "$tmp/build" -j "$jobs" --target fracmfg_kernels kernels_gpu_bench >"$tmp/build.log" 2>&1 || {
