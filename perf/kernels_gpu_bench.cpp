@@ -6,7 +6,12 @@
 //   kernels_gpu_bench --max 1e6 --out gpu-check.md --model-dir perf-model
 //   kernels_gpu_bench --kernels kde_binned_1d,history_fft --repeats 5
 //   kernels_gpu_bench --probe     # "cuda device 0: <name>" (exit 0) or why none (exit 3)
+//   kernels_gpu_bench --tridiag-methods   # only the CUDA tridiagonal methods compared
 //
+// With a device the report ends with the CUDA tridiagonal methods (one thread per system
+// against cuSPARSE gtsv2StridedBatch, strided and interleaved batches) side by side with the
+// host, each checked against the host's solution: the measurement that picks
+// TridiagOptions::cuda_method's default.
 // Steps: (1) probe CUDA, (2) per kernel and size build the inputs once, time one warm-up
 // and --repeats calls on the cpu and (with a device) on cuda, (3) record every timed call in
 // a PerfModel named like the Selector's (host name, device name) and save it under
@@ -33,6 +38,7 @@
 #include "fracmfg/exec/kernel_benchmark.hpp"
 #include "fracmfg/exec/perf_model.hpp"
 #include "fracmfg/kernels/cuda_resources.hpp"
+#include "fracmfg/kernels/tridiag_batched.hpp"
 
 namespace fe = fracmfg::exec;
 
@@ -48,13 +54,14 @@ struct Args {
   std::string out;
   std::string model_dir;
   bool probe = false;
+  bool tridiag_only = false;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "kernels_gpu_bench: %s\nusage: kernels_gpu_bench [--min N] [--max N] "
                "[--per-decade K] [--repeats R] [--max-seconds S] [--kernels a,b] [--out FILE] "
-               "[--model-dir DIR] | --probe\n",
+               "[--model-dir DIR] | --probe | --tridiag-methods\n",
                why.c_str());
   std::exit(2);
 }
@@ -64,6 +71,10 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string opt = argv[i];
     if (opt == "-h" || opt == "--help") usage("CPU-vs-GPU timings of the calibration kernels");
+    if (opt == "--tridiag-methods") {
+      a.tridiag_only = true;
+      continue;
+    }
     if (opt == "--probe") {
       a.probe = true;
       continue;
@@ -149,6 +160,99 @@ fe::KernelTiming time_calls(const std::string& kernel, fe::Backend b, double uni
   return t;
 }
 
+// The CUDA tridiagonal methods against each other and the host: per (systems, size) and
+// layout the median of `repeats` calls (each call copies in and out, as the solvers' calls
+// do) and the largest difference from the host's solution. Returns the Markdown section.
+std::string compare_tridiag_methods(int device, fracmfg::kernels::CudaResources* resources,
+                                    int repeats, int* code) {
+  namespace fk = fracmfg::kernels;
+  struct Shape {
+    std::int64_t systems, size;
+  };
+  const Shape shapes[] = {{1000, 128},  {10000, 128},  {100000, 128},
+                          {1000, 1024}, {10000, 1024}, {100, 10000}};
+  std::ostringstream md;
+  md << "\n## CUDA tridiagonal methods (TridiagOptions::cuda_method)\n\n"
+     << "Median of " << repeats << " calls after one warm-up; each call copies the batch in and "
+     << "the solution out. Diagonally dominant systems (4, -1, -1), random right-hand sides; "
+     << "\"max diff\": largest |x_cuda - x_host|.\n\n"
+     << "| systems x size | layout | host | cuda thomas | cuda cusparse | thomas/cusparse | "
+        "max diff (thomas, cusparse) |\n|---|---|---|---|---|---|---|\n";
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  for (const Shape& sh : shapes) {
+    for (fk::TridiagLayout layout : {fk::TridiagLayout::strided, fk::TridiagLayout::interleaved}) {
+      const auto count = static_cast<std::size_t>(sh.systems * sh.size);
+      std::vector<double> sub(count, -1.0), diag(count, 4.0), super(count, -1.0), rhs0(count);
+      std::uint64_t state = 0x9e3779b97f4a7c15ULL ^ count;
+      for (double& x : rhs0) {  // xorshift: values in [-1, 1)
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        x = static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0;
+      }
+      std::vector<double> work(fk::tridiag_workspace_size(sh.systems, sh.size, false));
+      std::vector<double> x(count);
+      fk::TridiagBatch b;
+      b.layout = layout;
+      b.systems = sh.systems;
+      b.size = sh.size;
+      b.sub = sub.data();
+      b.diag = diag.data();
+      b.super = super.data();
+      b.rhs = x.data();
+      b.workspace = work.data();
+      auto run = [&](bool cuda, fk::TridiagCudaMethod method, std::vector<double>* result) {
+        fk::TridiagOptions o;
+        o.cuda_method = method;
+        o.cuda_device = device;
+        o.cuda_resources = resources;
+        std::vector<double> t;
+        for (int r = 0; r <= repeats; ++r) {
+          x = rhs0;  // solve in place from the same right-hand side every call
+          const double t0 = now();
+          if (cuda) {
+            fk::tridiag_batched_cuda(b, o);
+          } else {
+            fk::tridiag_batched_host(b, o);
+          }
+          if (r > 0) t.push_back(now() - t0);
+        }
+        *result = x;
+        return median(t);
+      };
+      std::vector<double> xh, xt, xc;
+      char row[320];
+      try {
+        const double th = run(false, fk::TridiagCudaMethod::thomas, &xh);
+        const double tt = run(true, fk::TridiagCudaMethod::thomas, &xt);
+        const double tc = run(true, fk::TridiagCudaMethod::cusparse, &xc);
+        double dt = 0.0, dc = 0.0;
+        for (std::size_t i = 0; i < count; ++i) {
+          dt = std::max(dt, std::abs(xt[i] - xh[i]));
+          dc = std::max(dc, std::abs(xc[i] - xh[i]));
+        }
+        if (!(dt < 1e-12) || !(dc < 1e-12)) *code = 1;
+        std::snprintf(row, sizeof row,
+                      "| %lld x %lld | %s | %.3g ms | %.3g ms | %.3g ms | %.2f | %.1e, %.1e |\n",
+                      static_cast<long long>(sh.systems), static_cast<long long>(sh.size),
+                      layout == fk::TridiagLayout::strided ? "strided" : "interleaved", 1e3 * th,
+                      1e3 * tt, 1e3 * tc, tt / tc, dt, dc);
+      } catch (const std::exception& e) {
+        *code = 1;
+        std::snprintf(row, sizeof row, "| %lld x %lld | %s | FAILED: %.200s |||||\n",
+                      static_cast<long long>(sh.systems), static_cast<long long>(sh.size),
+                      layout == fk::TridiagLayout::strided ? "strided" : "interleaved", e.what());
+      }
+      md << row;
+      std::fprintf(stderr, "kernels_gpu_bench: tridiag methods %s", row);
+    }
+  }
+  return md.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,10 +282,20 @@ int main(int argc, char** argv) {
                                     : "no device (" + cuda.status + ")";
     if (!have_device) ctx.notes.push_back("cpu timings only: " + ctx.cuda_status);
 
+    fracmfg::kernels::CudaResources resources;
+    if (args.tridiag_only) {
+      if (!have_device) {
+        std::fprintf(stderr, "kernels_gpu_bench: --tridiag-methods needs a device (%s)\n",
+                     ctx.cuda_status.c_str());
+        return 3;
+      }
+      std::cout << compare_tridiag_methods(device, &resources, args.repeats, &code);
+      return code;
+    }
+
     // (2) the timings
     const auto kernels = fe::select_kernels(fe::calibration_kernels(), args.kernels);
     std::vector<fe::KernelTiming> timings;
-    fracmfg::kernels::CudaResources resources;
     for (const fe::CalibratedKernel& k : kernels) {
       double spent[2] = {0.0, 0.0};
       bool stopped[2] = {false, !have_device};
@@ -231,7 +345,8 @@ int main(int argc, char** argv) {
     }
 
     // (4) the report
-    const std::string md = fe::format_benchmark_report(model, timings, ctx);
+    std::string md = fe::format_benchmark_report(model, timings, ctx);
+    if (have_device) md += compare_tridiag_methods(device, &resources, args.repeats, &code);
     if (args.out.empty()) {
       std::cout << md;
     } else {
