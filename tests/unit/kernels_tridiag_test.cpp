@@ -365,3 +365,33 @@ TEST(kernels_tridiag_test, PackedEliminationEqualsSingleSystemsBitwise) {
     }
   }
 }
+
+TEST(kernels_tridiag_test, CudaMethodFollowsTheMeasuredRule) {
+  fk::TridiagBatch b;
+  b.systems = 100;
+  fk::TridiagOptions o;
+  EXPECT_EQ(o.cuda_method, fk::TridiagCudaMethod::automatic);
+  // automatic: cuSPARSE for long non-cyclic systems, Thomas for short or cyclic ones.
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{128},
+                               fk::kTridiagCusparseMinSize - 1}) {
+    b.size = n;
+    EXPECT_EQ(fk::tridiag_cuda_method_for(b, o), fk::TridiagCudaMethod::thomas) << n;
+  }
+  for (const std::int64_t n :
+       {fk::kTridiagCusparseMinSize, std::int64_t{1024}, std::int64_t{10000}}) {
+    b.size = n;
+    EXPECT_EQ(fk::tridiag_cuda_method_for(b, o), fk::TridiagCudaMethod::cusparse) << n;
+    o.cyclic = true;
+    EXPECT_EQ(fk::tridiag_cuda_method_for(b, o), fk::TridiagCudaMethod::thomas) << n;
+    o.cyclic = false;
+  }
+  // An explicit choice is kept, except that cuSPARSE cannot take n < 3.
+  o.cuda_method = fk::TridiagCudaMethod::cusparse;
+  b.size = 128;
+  EXPECT_EQ(fk::tridiag_cuda_method_for(b, o), fk::TridiagCudaMethod::cusparse);
+  b.size = 2;
+  EXPECT_EQ(fk::tridiag_cuda_method_for(b, o), fk::TridiagCudaMethod::thomas);
+  o.cuda_method = fk::TridiagCudaMethod::thomas;
+  b.size = 10000;
+  EXPECT_EQ(fk::tridiag_cuda_method_for(b, o), fk::TridiagCudaMethod::thomas);
+}

@@ -45,16 +45,25 @@ class CudaResources;  // fracmfg/kernels/cuda_resources.hpp
 enum class TridiagLayout : std::uint8_t { strided = 0, interleaved = 1 };
 
 /// The CUDA path's algorithm.
-///   thomas   one thread per system running the host's Thomas body; its native layout is
-///            interleaved (a strided batch is transposed on the device, and back).
-///   cusparse cusparseDgtsv2StridedBatch (cyclic reduction; native layout strided, an
-///            interleaved batch is transposed on the device); a cyclic batch is solved with
-///            two such calls and the Sherman-Morrison correction. Systems with n < 3 use
-///            the thomas path. Zero pivots are not detected by cuSPARSE: a non-finite
-///            solution raises NumericalError instead.
-/// Which one is faster depends on the device and on (systems, n); the benchmark that
-/// settles the default needs a GPU (perf/bench_tridiag.cpp covers the host side only).
-enum class TridiagCudaMethod : std::uint8_t { thomas = 0, cusparse = 1 };
+///   thomas    one thread per system running the host's Thomas body; its native layout is
+///             interleaved (a strided batch is transposed on the device, and back).
+///   cusparse  cusparseDgtsv2StridedBatch (cyclic reduction; native layout strided, an
+///             interleaved batch is transposed on the device); a cyclic batch is solved with
+///             two such calls and the Sherman-Morrison correction. Systems with n < 3 use
+///             the thomas path. Zero pivots are not detected by cuSPARSE: a non-finite
+///             solution raises NumericalError instead.
+///   automatic (the default) cusparse for non-cyclic systems of at least
+///             kTridiagCusparseMinSize (512, between the sizes measured as a tie and as a
+///             win) unknowns, thomas otherwise
+///             (tridiag_cuda_method_for). Measured on an H200 (docs/performance.md, "GPU
+///             check"): with 128 unknowns the two tie (0.93-1.19x, within the spread of two
+///             runs); cuSPARSE is 1.08-1.19x faster at 1024 and 2.3x at 10^4 (100 systems: one
+///             thread per system leaves the device idle). Cyclic batches were not measured
+///             and keep thomas (one solve instead of cuSPARSE's two).
+enum class TridiagCudaMethod : std::uint8_t { thomas = 0, cusparse = 1, automatic = 2 };
+
+/// Unknowns per system from which TridiagCudaMethod::automatic takes cuSPARSE.
+inline constexpr std::int64_t kTridiagCusparseMinSize = 512;
 
 /// A batch of systems over caller-owned memory (host memory for both entry points).
 struct TridiagBatch {
@@ -72,7 +81,7 @@ struct TridiagBatch {
 
 struct TridiagOptions {
   bool cyclic = false;  ///< periodic coupling (see the header comment)
-  TridiagCudaMethod cuda_method = TridiagCudaMethod::thomas;
+  TridiagCudaMethod cuda_method = TridiagCudaMethod::automatic;
   int cuda_device = 0;  ///< runtime device index for the cuda entry point
   /// The cusparse method takes its cuSPARSE handle from (and keeps it in) this cache; null:
   /// each call creates and destroys its own (see cuda_resources.hpp).
@@ -84,6 +93,11 @@ using TridiagBatchedFn = void(const TridiagBatch& batch, const TridiagOptions& o
 
 /// Doubles of workspace the host path needs: m*n, or 2*m*n when cyclic.
 std::size_t tridiag_workspace_size(std::int64_t systems, std::int64_t size, bool cyclic);
+
+/// The method the CUDA path runs for this batch: `options.cuda_method` resolved
+/// (automatic: see TridiagCudaMethod), and thomas wherever cuSPARSE cannot take the systems
+/// (n < 3). Host code: no device needed.
+TridiagCudaMethod tridiag_cuda_method_for(const TridiagBatch& batch, const TridiagOptions& options);
 
 /// Checks sizes and pointers (fracmfg::Error naming the problem); both entry points call it.
 void check_tridiag_batch(const TridiagBatch& batch, const char* caller);

@@ -270,8 +270,7 @@ void solve_cusparse(const TridiagBatch& batch, const TridiagOptions& options) {
 
 void tridiag_batched(const TridiagBatch& batch, const TridiagOptions& options) {
   DeviceGuard device(options.cuda_device);
-  // gtsv2StridedBatch needs n >= 3; smaller systems take the thomas path.
-  if (options.cuda_method == TridiagCudaMethod::cusparse && batch.size >= 3) {
+  if (tridiag_cuda_method_for(batch, options) == TridiagCudaMethod::cusparse) {
     solve_cusparse(batch, options);
   } else {
     solve_thomas(batch, options.cyclic);

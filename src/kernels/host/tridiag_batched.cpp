@@ -24,6 +24,18 @@ std::size_t tridiag_workspace_size(std::int64_t systems, std::int64_t size, bool
   return static_cast<std::size_t>(systems) * static_cast<std::size_t>(size) * (cyclic ? 2 : 1);
 }
 
+TridiagCudaMethod tridiag_cuda_method_for(const TridiagBatch& batch,
+                                          const TridiagOptions& options) {
+  if (batch.size < 3) return TridiagCudaMethod::thomas;  // gtsv2StridedBatch needs n >= 3
+  switch (options.cuda_method) {
+    case TridiagCudaMethod::thomas:
+    case TridiagCudaMethod::cusparse: return options.cuda_method;
+    case TridiagCudaMethod::automatic: break;
+  }
+  return !options.cyclic && batch.size >= kTridiagCusparseMinSize ? TridiagCudaMethod::cusparse
+                                                                  : TridiagCudaMethod::thomas;
+}
+
 void check_tridiag_batch(const TridiagBatch& batch, const char* caller) {
   const detail::Who who{caller};
   if (batch.systems < 0) {
