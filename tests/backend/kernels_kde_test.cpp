@@ -110,8 +110,9 @@ TEST(kernels_kde_test, CudaMatchesHostInOneAndTwoDimensions) {
         fk::kde_binned_cuda(grid, s, dev.data(), pieces);
         EXPECT_LE(rel_diff(dev, host), 1e-12);
       }
-      // The exact sum is O(samples x points) on the host (about 70 s for these 2e4 samples on
-      // the 2D grid on two cores): a tenth of the samples and, in 2D, a fifth of the x points.
+      // The exact sum is O(samples x points) on the host (about 70 s a call for these 2e4
+      // samples on the 2D grid, two cores): a tenth of the samples and, in 2D, a fifth of the
+      // x points.
       fk::KdeSamples few = s;
       few.count = static_cast<std::int64_t>(n / 10);
       const fk::KdeAxis ax_exact = cell_axis(200, 0.01, b);
