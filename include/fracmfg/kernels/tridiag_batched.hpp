@@ -57,8 +57,9 @@ enum class TridiagLayout : std::uint8_t { strided = 0, interleaved = 1 };
 ///             win) unknowns, thomas otherwise
 ///             (tridiag_cuda_method_for). Measured on an H200 (docs/performance.md, "GPU
 ///             check"): with 128 unknowns the two tie (0.93-1.19x, within the spread of two
-///             runs); cuSPARSE is 1.08-1.19x faster at 1024 and 2.3x at 10^4 (100 systems: one
-///             thread per system leaves the device idle). Cyclic batches were not measured
+///             runs); at 1024 cuSPARSE is 0.99-1.61x as fast (ahead in six of seven
+///             measurements) and at 10^4 2.3x (100 systems: one thread per system leaves the
+///             device idle). Cyclic batches were not measured
 ///             and keep thomas (one solve instead of cuSPARSE's two).
 enum class TridiagCudaMethod : std::uint8_t { thomas = 0, cusparse = 1, automatic = 2 };
 
