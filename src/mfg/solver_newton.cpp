@@ -149,6 +149,8 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
     Vec next = ut_out[here + 1].get();
     Vec u_new = ut_out[here].get();
     Vec guess = u_in[here].get();
+    // Level n's exit cost for the residuals below as for the step.
+    hjb->set_time_level(n);
     // Newton's start as the fixed point's (initial_guess): u~^{n+1} from the cold start,
     // u_in after a coarse start, and while U moves by more than 1e-2 the one of the two with
     // the smaller residual.
@@ -160,7 +162,6 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
       if (r_next < r_in) guess = next;
     }
     FRACMFG_PETSC_CHECK(VecCopy(guess, u_new));
-    hjb->set_time_level(n);
     try {
       hjb->step(next, rhs.get(), u_new, "HJB step", newton->tolerance);
     } catch (const core::CollectiveError& e) {
