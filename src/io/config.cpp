@@ -55,9 +55,10 @@ const Words<Mfg::Coupling::Type, 3> kCoupling{{{Mfg::Coupling::Type::log, "log"}
                                                {Mfg::Coupling::Type::nonlocal, "nonlocal"}}};
 const Words<Mfg::FokkerPlanck::Method, 2> kFpMethod{
     {{Mfg::FokkerPlanck::Method::fdm, "fdm"}, {Mfg::FokkerPlanck::Method::particles, "particles"}}};
-const Words<Mfg::Iteration::Method, 2> kIterationMethod{
+const Words<Mfg::Iteration::Method, 3> kIterationMethod{
     {{Mfg::Iteration::Method::fixed_point, "fixed_point"},
-     {Mfg::Iteration::Method::newton, "newton"}}};
+     {Mfg::Iteration::Method::newton, "newton"},
+     {Mfg::Iteration::Method::two_grid, "two_grid"}}};
 const Words<Mfg::Iteration::Schedule, 2> kSchedule{
     {{Mfg::Iteration::Schedule::fixed, "fixed"},
      {Mfg::Iteration::Schedule::fictitious_play, "fictitious_play"}}};
@@ -168,7 +169,8 @@ bool operator==(const MfgConfig& a, const MfgConfig& b) {
                     c.sources.hjb, c.sources.fp, c.fokker_planck.method, c.fokker_planck.particles,
                     c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.method,
                     c.iteration.damping, c.iteration.schedule, c.iteration.anderson,
-                    c.iteration.tolerance, c.iteration.max_iterations, c.iteration.coarse_levels);
+                    c.iteration.tolerance, c.iteration.max_iterations, c.iteration.coarse_levels,
+                    c.iteration.coarse_points);
   };
   return key(a) == key(b) && a.diffusion_order == b.diffusion_order;
 }
@@ -328,6 +330,7 @@ MfgConfig mfg_config(const Value& root) {
   r.real("iteration.tolerance", c.iteration.tolerance);
   r.integer("iteration.max_iterations", c.iteration.max_iterations);
   r.integer("iteration.coarse_levels", c.iteration.coarse_levels);
+  r.integer("iteration.coarse_points", c.iteration.coarse_points);
   return c;
 }
 

@@ -66,13 +66,14 @@ Field mfg_schema() {
       integer("seed", "seed of the counter-based random numbers").at_least(0).wide().def(1).only_when("mfg.fokker_planck.method", {"particles"}),
     }),
     section("iteration", "Iteration between the two equations.", {
-      choice("method", {"fixed_point", "newton"}, "fixed_point: damped fixed point (damping, schedule, anderson); newton: Newton's method on the coupled system, GMRES preconditioned by the backward and forward sweeps, with a line search (fdm, quadratic or power Hamiltonian, anderson 0)").def("fixed_point"),
+      choice("method", {"fixed_point", "newton", "two_grid"}, "fixed_point: damped fixed point (damping, schedule, anderson); newton: Newton's method on the coupled system, GMRES preconditioned by the backward and forward sweeps, with a line search; two_grid: the undamped iteration with a coarse-grid correction of its slow modes (coarse_points); newton and two_grid need fdm, a quadratic or power Hamiltonian, anderson 0").def("fixed_point"),
       real("damping", "weight of the new density in the update (newton: of its fallback step)").greater_than(0).at_most(1).def(0.5),
       choice("schedule", {"fixed", "fictitious_play"}, "fixed: constant damping; fictitious_play: weight 1/(k+1) at iteration k").def("fixed"),
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
       real("tolerance", "stop when the changes of U and M are below this").greater_than(0).def(1.0e-8),
       integer("max_iterations", "iteration limit").at_least(1).def(200),
       integer("coarse_levels", "grid sequencing: solve first on this many coarser grids (points and time steps halved per level, to tolerance max(tolerance, 1e-3)), start from the interpolated solution; 0: off").at_least(0).at_most(8).def(0),
+      integer("coarse_points", "two_grid: points per axis of the coarse grid (fewer if the grid has fewer)").at_least(4).at_most(1000000).def(128).only_when("mfg.iteration.method", {"two_grid"}),
     }),
   });
 }
@@ -228,6 +229,12 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
          "grid sequencing does not support mfg.domain.obstacle (the coarse grids would not "
          "resolve it); use 0");
   }
+  const Value& iteration = mfg.at("iteration.method");
+  if (iteration.text == "two_grid") {
+    fail(file, iteration.pos, iteration.path,
+         "two_grid does not support mfg.domain.obstacle (the coarse grid would not resolve it); "
+         "use fixed_point or newton");
+  }
   // The obstacle on the grid's points (as mfg::Grid places them): some must stay free.
   const Value& length = mfg.at("domain.length");
   const Value& points = mfg.at("grid.points");
@@ -350,10 +357,10 @@ void check_mfg(const Value& root, const std::string& file) {
   // the adjoint of the HJB linearisation (fdm), the Jacobian needs the second derivative of
   // H in u only (not congestion, whose H depends on m); Anderson mixing is the fixed point's.
   const Value& iteration_method = mfg.at("iteration.method");
-  if (iteration_method.text == "newton") {
+  if (iteration_method.text == "newton" || iteration_method.text == "two_grid") {
     auto refuse = [&](const char* key, const std::string& got, const std::string& need) {
       fail(file, iteration_method.pos, iteration_method.path,
-           "newton needs " + need + ", but mfg." + key + " is " + got +
+           iteration_method.text + " needs " + need + ", but mfg." + key + " is " + got +
                "; use mfg.iteration.method: fixed_point");
     };
     if (method.text != "fdm")
@@ -364,6 +371,21 @@ void check_mfg(const Value& root, const std::string& file) {
     if (mfg.at("iteration.anderson").integer > 0) {
       refuse("iteration.anderson", std::to_string(mfg.at("iteration.anderson").integer),
              "iteration.anderson 0 (Anderson mixing belongs to the fixed point)");
+    }
+    // The two-grid correction is verified in 1D with the Laplacian only: on the small 2D
+    // and 3D games measured its coarse grid did not resolve the slow modes, and with
+    // fractional diffusion the undamped iteration diverges.
+    if (iteration_method.text == "two_grid") {
+      const Value& order = mfg.at("diffusion_order");
+      if (order.real < 2.0) {
+        refuse("diffusion_order", format_real(order.real), "diffusion_order 2");
+      }
+      const std::size_t axes = mfg.at("domain.length").reals.size();
+      if (axes != 1) {
+        fail(file, iteration_method.pos, iteration_method.path,
+             "two_grid is available in 1D; this domain has " + std::to_string(axes) +
+                 " axes; use mfg.iteration.method: fixed_point or newton");
+      }
     }
   }
 

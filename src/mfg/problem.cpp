@@ -255,6 +255,20 @@ void check_problem(const Problem& p) {
         "problem.iteration.coarse_levels: grid sequencing does not support an obstacle; use 0",
         ExitCode::usage, 0);
   }
+  if (obstacle && it.method == io::MfgConfig::Iteration::Method::two_grid) {
+    throw core::CollectiveError(
+        "problem.iteration.method: two_grid does not support an obstacle; use fixed_point or "
+        "newton",
+        ExitCode::usage, 0);
+  }
+  if (it.method == io::MfgConfig::Iteration::Method::two_grid &&
+      (p.grid.points.size() != 1 || p.diffusion_order < 2.0)) {
+    throw core::CollectiveError(
+        "problem.iteration.method: two_grid is available in 1D with diffusion_order 2; use "
+        "fixed_point or newton",
+        ExitCode::usage, 0);
+  }
+  require(it.coarse_points >= 4, "iteration.coarse_points", ">= 4", it.coarse_points);
   require(it.damping > 0.0 && it.damping <= 1.0, "iteration.damping", "in (0, 1]", it.damping);
   require(it.anderson >= 0, "iteration.anderson", ">= 0", it.anderson);
   require(std::isfinite(it.tolerance) && it.tolerance > 0.0, "iteration.tolerance", "> 0",

@@ -189,6 +189,10 @@ Vec Solver::Impl::density_guess(int n) {
 }
 
 IterationRecord Solver::Impl::iterate() {
+  if (two_grid) {
+    const ViewersOff viewers_off(skip_viewers);
+    return two_grid_iterate();
+  }
   if (newton) {
     const ViewersOff viewers_off(skip_viewers);
     return newton_iterate();
@@ -326,9 +330,14 @@ void Solver::Impl::report(const IterationRecord& rec) {
   if (!progress->enabled(level)) return;
   std::ostringstream os;
   os << "mfg iteration " << rec.iteration << ": change u " << fmt(rec.change_u) << ", m "
-     << fmt(rec.change_m) << (newton ? ", step " : ", damping ") << fmt(rec.damping)
-     << (rec.anderson ? " (Anderson)" : "");
-  if (newton) os << ", GMRES " << rec.krylov_iterations;
+     << fmt(rec.change_m);
+  if (two_grid) {
+    os << ", coarse GMRES " << rec.krylov_iterations;
+  } else {
+    os << (newton ? ", step " : ", damping ") << fmt(rec.damping)
+       << (rec.anderson ? " (Anderson)" : "");
+    if (newton) os << ", GMRES " << rec.krylov_iterations;
+  }
   os << ", Newton " << rec.newton_iterations << ", " << core::format_duration(rec.seconds)
      << "; elapsed " << core::format_duration(progress->elapsed()) << ", ";
   if (converged) {
@@ -391,6 +400,14 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
           "iteration method newton");
     }
     d.build_newton();
+  }
+  if (problem.iteration.method == io::MfgConfig::Iteration::Method::two_grid) {
+    if (problem.iteration.anderson > 0) {
+      throw Error(
+          "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
+          "iteration method two_grid");
+    }
+    d.build_two_grid();
   }
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),

@@ -151,7 +151,9 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
   }
   // The operators hold the old model: release them before it. Newton's work space is built
   // again on the new grid (its cached evaluation is dropped: the next iteration evaluates).
-  const bool had_newton = newton != nullptr;
+  const bool had_newton = newton != nullptr && two_grid == nullptr;
+  const bool had_two_grid = two_grid != nullptr;
+  two_grid.reset();
   newton.reset();
   hjb.reset();
   coupling.reset();
@@ -162,6 +164,7 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
   model = std::move(next);
   build_operators();
   if (had_newton) build_newton();
+  if (had_two_grid) build_two_grid();
   log.debug("mfg: re-split on rank 0: model ", fmt(t1 - t0), " s, state moved ", fmt(t2 - t1),
             " s, operators ", fmt(MPI_Wtime() - t2), " s");
   ++resplits;

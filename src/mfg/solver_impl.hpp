@@ -27,6 +27,7 @@
 #include "mfg/anderson.hpp"
 #include "mfg/forward.hpp"
 #include "mfg/newton.hpp"
+#include "mfg/two_grid.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/state.hpp"
 
@@ -104,7 +105,11 @@ struct Solver::Impl {
   int resplits = 0;
 
   // iteration.method newton (solver_newton.cpp, mfg/newton.hpp); null for the fixed point.
+  // (Also for iteration.method two_grid, without the linearised game and the line search's
+  // trial: the evaluation's storage and tolerances.)
   std::unique_ptr<detail::NewtonWork> newton;
+  // iteration.method two_grid (solver_two_grid.cpp, mfg/two_grid.hpp); null otherwise.
+  std::unique_ptr<detail::CoarseCorrection> two_grid;
 
   // Fields replicated in natural order (gather_u, gather_m); made at the first call.
   std::unique_ptr<detail::Replicator> replicator;
@@ -141,6 +146,10 @@ struct Solver::Impl {
   // The Newton work space and linearised game on `model` (construction, and again after a
   // re-split, when the cached evaluation is dropped). Collective.
   void build_newton();
+  // The two-grid iteration (solver_two_grid.cpp): one outer iteration, and its work space
+  // (the evaluation's storage in `newton`, the coarse game in `two_grid`). Collective.
+  IterationRecord two_grid_iterate();
+  void build_two_grid();
   void evaluate(int it, const std::vector<detail::VecPtr>& u_in,
                 const std::vector<detail::VecPtr>& m_ref, std::vector<detail::VecPtr>& m_out,
                 std::vector<detail::VecPtr>& ut_out, double& change_u, double& change_m);

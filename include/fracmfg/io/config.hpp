@@ -133,8 +133,9 @@ struct MfgConfig {
   struct Iteration {
     enum class Schedule { fixed, fictitious_play };
     /// fixed_point: the damped fixed point; newton: Newton's method on the coupled system
-    /// (GMRES preconditioned by the backward and forward sweeps).
-    enum class Method { fixed_point, newton };
+    /// (GMRES preconditioned by the backward and forward sweeps); two_grid: the undamped
+    /// iteration with a coarse-grid correction of its slow modes (mfg/two_grid.hpp).
+    enum class Method { fixed_point, newton, two_grid };
     Method method = Method::fixed_point;
     double damping = 0.5;  ///< in (0, 1]
     Schedule schedule = Schedule::fixed;
@@ -145,6 +146,8 @@ struct MfgConfig {
     /// the points per axis and the time steps) and the fine iteration starts from the
     /// interpolated solution; 0: start from u = 0, m(t) = m0.
     int coarse_levels = 0;
+    /// two_grid: points per axis of the coarse grid (min(points, coarse_points)), >= 4.
+    int coarse_points = 128;
   };
 
   Domain domain;
