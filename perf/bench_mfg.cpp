@@ -8,8 +8,9 @@
 //   perf/mfg_scaling.sh                                           # the whole table
 //
 // Options: -problem crowd1d | crowd2d | crowd3d, -coupling log | power | nonlocal (crowd1d),
-// -points N (per axis), -steps N_t, -tol, -method fixed_point | newton | both (both: the two
-// methods alternately, rep by rep, one summary each), -damping, -anderson p, -max_it,
+// -points N (per axis), -steps N_t, -tol, -method fixed_point | newton | two_grid | both | all
+// (both: the fixed point and Newton alternately, rep by rep, one summary each; all: the three),
+// -coarse_points N (two_grid's coarse grid, default 128), -damping, -anderson p, -max_it,
 // -coarse_levels L (grid sequencing, the solve time includes the coarse solves), -particles N (0:
 // the finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
 // printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games
@@ -60,7 +61,8 @@ std::string real(double v) {
 
 std::string deck(const std::string& problem, const std::string& coupling, PetscInt points,
                  PetscInt steps, double tol, double damping, PetscInt anderson, PetscInt max_it,
-                 PetscInt particles, PetscInt coarse, const std::string& method) {
+                 PetscInt particles, PetscInt coarse, const std::string& method,
+                 PetscInt coarse_points) {
   const std::string n = std::to_string(points);
   const std::string fp =
       particles > 0
@@ -70,7 +72,7 @@ std::string deck(const std::string& problem, const std::string& coupling, PetscI
       fp + "  iteration: {method: " + method + ", damping: " + real(damping) +
       ", anderson: " + std::to_string(anderson) + ", tolerance: " + real(tol) +
       ", max_iterations: " + std::to_string(max_it) + ", coarse_levels: " + std::to_string(coarse) +
-      "}\n";
+      (method == "two_grid" ? ", coarse_points: " + std::to_string(coarse_points) : "") + "}\n";
   if (problem == "crowd3d") {
     return "problem: mfg\nmfg:\n"
            "  domain: {length: [1.0, 1.0, 1.0], boundary: reflecting}\n"
@@ -126,9 +128,10 @@ int run(fracmfg::core::Environment& env) {
   const std::string method = option_string("-method", "fixed_point");
   // -method both: the fixed point and Newton's method alternately, rep by rep, in one
   // process (the same load for both), one summary per method.
-  const std::vector<std::string> methods = method == "both"
-                                               ? std::vector<std::string>{"fixed_point", "newton"}
-                                               : std::vector<std::string>{method};
+  const std::vector<std::string> methods =
+      method == "both"  ? std::vector<std::string>{"fixed_point", "newton"}
+      : method == "all" ? std::vector<std::string>{"fixed_point", "newton", "two_grid"}
+                        : std::vector<std::string>{method};
   struct Stats {
     std::vector<double> setup, total, per_iteration, cpu_total;
     int iterations = 0;
@@ -141,7 +144,8 @@ int run(fracmfg::core::Environment& env) {
       const auto cfg = fracmfg::io::Deck::from_string(
                            deck(problem, option_string("-coupling", "log"), points, steps, tol,
                                 damping, anderson, max_it, option_int("-particles", 0),
-                                option_int("-coarse_levels", 0), methods[which]),
+                                option_int("-coarse_levels", 0), methods[which],
+                                option_int("-coarse_points", 128)),
                            "bench.yaml")
                            .mfg();
       Stats& st = all[which];
