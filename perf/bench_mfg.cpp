@@ -141,13 +141,13 @@ int run(fracmfg::core::Environment& env) {
   std::vector<Stats> all(methods.size());
   for (PetscInt r = 0; r < reps; ++r) {
     for (std::size_t which = 0; which < methods.size(); ++which) {
-      const auto cfg = fracmfg::io::Deck::from_string(
-                           deck(problem, option_string("-coupling", "log"), points, steps, tol,
-                                damping, anderson, max_it, option_int("-particles", 0),
-                                option_int("-coarse_levels", 0), methods[which],
-                                option_int("-coarse_points", 128)),
-                           "bench.yaml")
-                           .mfg();
+      const auto cfg =
+          fracmfg::io::Deck::from_string(
+              deck(problem, option_string("-coupling", "log"), points, steps, tol, damping,
+                   anderson, max_it, option_int("-particles", 0), option_int("-coarse_levels", 0),
+                   methods[which], option_int("-coarse_points", 128)),
+              "bench.yaml")
+              .mfg();
       Stats& st = all[which];
       MPI_Barrier(env.comm());
       const double t0 = MPI_Wtime();

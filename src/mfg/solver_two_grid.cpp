@@ -43,8 +43,7 @@ void Solver::Impl::build_two_grid() {
   for (auto* f : {&newton->m_eval, &newton->u_eval, &newton->u_trial}) {
     for (int n = 0; n < levels; ++n) f->push_back(detail::global_vec(dm));
   }
-  two_grid =
-      std::make_unique<detail::CoarseCorrection>(*model, problem().iteration.coarse_points);
+  two_grid = std::make_unique<detail::CoarseCorrection>(*model, problem().iteration.coarse_points);
 }
 
 IterationRecord Solver::Impl::two_grid_iterate() {
@@ -84,12 +83,12 @@ IterationRecord Solver::Impl::two_grid_iterate() {
     } catch (const core::CollectiveError& e) {
       // A coarse grid too coarse for the game (measured: 16 points on the 1D crowd game of
       // 10^4 points) can make the coarse GMRES break down.
-      throw core::CollectiveError(
-          "mfg iteration " + std::to_string(it) + ": the two-grid correction failed (" + e.what() +
-              "); raise mfg.iteration.coarse_points (now " +
-              std::to_string(problem().iteration.coarse_points) +
-              ") or use mfg.iteration.method: fixed_point",
-          e.exit_code(), e.origin_rank());
+      throw core::CollectiveError("mfg iteration " + std::to_string(it) +
+                                      ": the two-grid correction failed (" + e.what() +
+                                      "); raise mfg.iteration.coarse_points (now " +
+                                      std::to_string(problem().iteration.coarse_points) +
+                                      ") or use mfg.iteration.method: fixed_point",
+                                  e.exit_code(), e.origin_rank());
     }
     copy_levels(w.u_trial, x.u);
   }

@@ -60,9 +60,9 @@ struct CoarseCorrection::Impl {
   std::unique_ptr<Model> coarse;
   std::unique_ptr<LinearizedGame> game;
   int levels = 0;
-  std::size_t coarse_size = 0;  // points of the coarse grid (all ranks)
-  std::vector<Term> restrict_terms;  // fine owned -> coarse natural
-  std::vector<Term> prolong_terms;   // coarse natural -> fine owned
+  std::size_t coarse_size = 0;            // points of the coarse grid (all ranks)
+  std::vector<Term> restrict_terms;       // fine owned -> coarse natural
+  std::vector<Term> prolong_terms;        // coarse natural -> fine owned
   std::vector<std::size_t> coarse_owned;  // natural index of each owned coarse point
   std::vector<double> all;                // levels x coarse points (x 3 for the restriction)
   std::vector<VecPtr> cu, cut, cm, cw;
@@ -145,7 +145,8 @@ int CoarseCorrection::correct(const std::vector<VecPtr>& u, const std::vector<Ve
     for (std::size_t n = 0; n < levels; ++n) {
       ReadArray a((*fields[f])[n].get());
       double* out = d.all.data() + (f * levels + n) * nc;
-      for (const Term& t : d.restrict_terms) out[t.to] += t.weight * a[static_cast<PetscInt>(t.from)];
+      for (const Term& t : d.restrict_terms)
+        out[t.to] += t.weight * a[static_cast<PetscInt>(t.from)];
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, d.all.data(), static_cast<int>(d.all.size()), MPI_DOUBLE, MPI_SUM,

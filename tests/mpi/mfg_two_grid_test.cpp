@@ -91,8 +91,8 @@ Solved solve_on(MPI_Comm comm, const std::string& deck) {
 }
 
 const fracmfg::test::Options kTightSolves = {{"-mfg_hjb_ksp_rtol", "1e-13"},
-                                                         {"-mfg_fp_ksp_rtol", "1e-14"},
-                                                         {"-mfg_newton_sweep_ksp_rtol", "1e-12"}};
+                                             {"-mfg_fp_ksp_rtol", "1e-14"},
+                                             {"-mfg_newton_sweep_ksp_rtol", "1e-12"}};
 
 // Both iterations solve the same discrete game: the two-grid solution equals the fixed
 // point's to the tolerance, in fewer outer iterations.
@@ -215,8 +215,8 @@ TEST(MfgTwoGrid, DeckRefusesWhatItDoesNotSupport) {
   };
   const std::string it = "{method: two_grid, coarse_points: 11}";
   std::string base = fracmfg::test::periodic_1d_game(it);
-  const std::string particles = error_of(
-      base + "  fokker_planck: {method: particles, particles: 1000}\n");
+  const std::string particles =
+      error_of(base + "  fokker_planck: {method: particles, particles: 1000}\n");
   EXPECT_NE(particles.find("two_grid needs fokker_planck.method fdm"), std::string::npos)
       << particles;
   const std::string obstacle = error_of(
@@ -226,8 +226,8 @@ TEST(MfgTwoGrid, DeckRefusesWhatItDoesNotSupport) {
       it + "\n");
   EXPECT_NE(obstacle.find("two_grid does not support mfg.domain.obstacle"), std::string::npos)
       << obstacle;
-  const std::string small = error_of(
-      fracmfg::test::periodic_1d_game("{method: two_grid, coarse_points: 3}"));
+  const std::string small =
+      error_of(fracmfg::test::periodic_1d_game("{method: two_grid, coarse_points: 3}"));
   EXPECT_NE(small.find("coarse_points"), std::string::npos) << small;
   const std::string plane = error_of(fracmfg::test::reflecting_2d_game(it));
   EXPECT_NE(plane.find("two_grid is available in 1D"), std::string::npos) << plane;
