@@ -27,9 +27,9 @@
 #include "mfg/anderson.hpp"
 #include "mfg/forward.hpp"
 #include "mfg/newton.hpp"
-#include "mfg/two_grid.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/state.hpp"
+#include "mfg/two_grid.hpp"
 
 namespace fracmfg::mfg {
 
