@@ -393,22 +393,15 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   }
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
-  if (problem.iteration.method == io::MfgConfig::Iteration::Method::newton) {
-    if (problem.iteration.anderson > 0) {
-      throw Error(
-          "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
-          "iteration method newton");
-    }
-    d.build_newton();
+  using Method = io::MfgConfig::Iteration::Method;
+  if (problem.iteration.method != Method::fixed_point && problem.iteration.anderson > 0) {
+    throw Error(
+        "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
+        "iteration method " +
+        std::string(io::to_string(problem.iteration.method)));
   }
-  if (problem.iteration.method == io::MfgConfig::Iteration::Method::two_grid) {
-    if (problem.iteration.anderson > 0) {
-      throw Error(
-          "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
-          "iteration method two_grid");
-    }
-    d.build_two_grid();
-  }
+  if (problem.iteration.method == Method::newton) d.build_newton();
+  if (problem.iteration.method == Method::two_grid) d.build_two_grid();
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),
              d.model->has_obstacle() ? ", obstacle" : "", "), ", d.model->steps(),

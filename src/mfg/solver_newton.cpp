@@ -34,6 +34,7 @@ namespace fracmfg::mfg {
 
 namespace {
 
+using detail::copy_levels;
 using detail::fmt;
 using detail::VecPtr;
 
@@ -62,12 +63,6 @@ void accumulate(Vec fresh, Vec ref, double& change2, double& size2) {
   });
   change2 = sums[0];
   size2 = sums[1];
-}
-
-void copy_levels(const std::vector<VecPtr>& from, std::vector<VecPtr>& to) {
-  for (std::size_t n = 0; n < from.size(); ++n) {
-    FRACMFG_PETSC_CHECK(VecCopy(from[n].get(), to[n].get()));
-  }
 }
 
 }  // namespace

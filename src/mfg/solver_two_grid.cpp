@@ -21,19 +21,13 @@ namespace fracmfg::mfg {
 
 namespace {
 
+using detail::copy_levels;
 using detail::fmt;
-using detail::VecPtr;
 
 constexpr double kDivergenceFactor = 1e6;
 // The coarse system's GMRES tolerance: the correction's own error is then 1e-2 of its size,
 // below the iteration's contraction (about 0.2 per iteration on the measured games).
 constexpr double kCoarseRtol = 1e-2;
-
-void copy_levels(const std::vector<VecPtr>& from, std::vector<VecPtr>& to) {
-  for (std::size_t n = 0; n < from.size(); ++n) {
-    FRACMFG_PETSC_CHECK(VecCopy(from[n].get(), to[n].get()));
-  }
-}
 
 }  // namespace
 

@@ -35,6 +35,13 @@ inline void copy_state(const State& from, State& to) {
   }
 }
 
+/// to <- from, level by level, for one field (U or M). Not collective.
+inline void copy_levels(const std::vector<VecPtr>& from, std::vector<VecPtr>& to) {
+  for (std::size_t n = 0; n < from.size(); ++n) {
+    FRACMFG_PETSC_CHECK(VecCopy(from[n].get(), to[n].get()));
+  }
+}
+
 /// out = a - b, level by level. Not collective.
 inline void difference(const State& a, const State& b, State& out) {
   for (std::size_t n = 0; n < a.u.size(); ++n) {

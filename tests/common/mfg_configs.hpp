@@ -65,6 +65,25 @@ inline MfgLevels levels_of(const mfg::Solver& solver) {
   return l;
 }
 
+/// A game solved to the end: its fields on rank 0 (levels_of) and the outer iterations.
+struct SolvedGame {
+  MfgLevels levels;
+  int iterations = 0;
+  bool converged = false;
+};
+
+/// Solves the game of a deck text (MAXIT: max_iterations) on comm, quietly. Collective.
+inline SolvedGame solve_game(MPI_Comm comm, const std::string& deck, int max_iterations = 400) {
+  const auto cfg = mfg_config(deck, max_iterations);
+  mfg::Solver solver(comm, mfg::problem_from_config(cfg), nullptr, quiet_logger(comm));
+  const auto r = solver.solve();
+  SolvedGame s;
+  s.iterations = r.iterations;
+  s.converged = r.converged;
+  s.levels = levels_of(solver);
+  return s;
+}
+
 /// The levels one after the other.
 inline std::vector<double> flatten(const std::vector<std::vector<double>>& levels) {
   std::vector<double> out;

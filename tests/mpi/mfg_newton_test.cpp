@@ -250,22 +250,10 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
   EXPECT_LT(linearisation_error(game_levy_2d(kFixed)), 1e-5);
 }
 
-struct Solved {
-  fracmfg::test::MfgLevels levels;  // on rank 0
-  int iterations = 0;
-  bool converged = false;
-};
+using Solved = fracmfg::test::SolvedGame;
 
 Solved solve_on(MPI_Comm comm, const std::string& deck) {
-  const auto cfg = fracmfg::test::mfg_config(deck, 400);
-  mfg::Solver solver(comm, mfg::problem_from_config(cfg), nullptr,
-                     fracmfg::test::quiet_logger(comm));
-  const auto r = solver.solve();
-  Solved s;
-  s.iterations = r.iterations;
-  s.converged = r.converged;
-  s.levels = fracmfg::test::levels_of(solver);
-  return s;
+  return fracmfg::test::solve_game(comm, deck);
 }
 
 struct Game {
