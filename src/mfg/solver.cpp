@@ -188,6 +188,13 @@ Vec Solver::Impl::density_guess(int n) {
   return x.m[static_cast<std::size_t>(n)].get();
 }
 
+void Solver::Impl::finish_record(IterationRecord& rec, double t0, long long newton0) const {
+  rec.newton_iterations = hjb->newton_iterations() - newton0;
+  double secs = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, comm);
+  rec.seconds = secs;
+}
+
 IterationRecord Solver::Impl::iterate() {
   if (two_grid) {
     const ViewersOff viewers_off(skip_viewers);
@@ -303,10 +310,7 @@ IterationRecord Solver::Impl::iterate() {
   // 3. Anderson mixing of the whole state.
   if (anderson.depth > 0) rec.anderson = anderson.mix(x, it);
 
-  rec.newton_iterations = hjb->newton_iterations() - newton0;
-  double secs = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, comm);
-  rec.seconds = secs;
+  finish_record(rec, t0, newton0);
   rec.newton_tolerance = newton_tol;
   history.push_back(rec);
   const double tol = problem().iteration.tolerance;

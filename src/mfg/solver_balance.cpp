@@ -149,10 +149,9 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
     a.spare.clear();
     a.dm = to;
   }
-  // The operators hold the old model: release them before it. Newton's work space is built
-  // again on the new grid (its cached evaluation is dropped: the next iteration evaluates).
-  const bool had_newton = newton != nullptr && two_grid == nullptr;
-  const bool had_two_grid = two_grid != nullptr;
+  // The operators hold the old model: release them before it. Newton's and the two-grid
+  // work spaces are built again on the new grid (Newton's cached evaluation is dropped: the
+  // next iteration evaluates).
   two_grid.reset();
   newton.reset();
   hjb.reset();
@@ -163,8 +162,9 @@ void Solver::Impl::resplit(const std::vector<PetscInt>& lx, const std::vector<Pe
   const double t2 = MPI_Wtime();
   model = std::move(next);
   build_operators();
-  if (had_newton) build_newton();
-  if (had_two_grid) build_two_grid();
+  using Method = io::MfgConfig::Iteration::Method;
+  if (problem().iteration.method == Method::newton) build_newton();
+  if (problem().iteration.method == Method::two_grid) build_two_grid();
   log.debug("mfg: re-split on rank 0: model ", fmt(t1 - t0), " s, state moved ", fmt(t2 - t1),
             " s, operators ", fmt(MPI_Wtime() - t2), " s");
   ++resplits;

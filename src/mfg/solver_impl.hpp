@@ -140,6 +140,9 @@ struct Solver::Impl {
   Vec initial_guess(int k, int n);
   Vec density_guess(int n);
   IterationRecord iterate();
+  // The end of every method's outer iteration: the HJB Newton iterations since newton0 and
+  // the iteration's time since t0 (max over the ranks) into rec. Collective.
+  void finish_record(IterationRecord& rec, double t0, long long newton0) const;
   // Newton's method (solver_newton.cpp): one outer iteration, and the evaluation of the
   // sweeps M(U), Psi(U) at u_in with the changes against u_in and the reference m_ref.
   IterationRecord newton_iterate();

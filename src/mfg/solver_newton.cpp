@@ -284,10 +284,7 @@ IterationRecord Solver::Impl::newton_iterate() {
     }
   }
   // Every HJB Newton iteration of this outer iteration, the line search's included.
-  rec.newton_iterations = hjb->newton_iterations() - newton0;
-  double secs = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, comm);
-  rec.seconds = secs;
+  finish_record(rec, t0, newton0);
   history.push_back(rec);
   report(rec);
   return rec;
