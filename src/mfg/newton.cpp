@@ -123,6 +123,13 @@ struct LinearizedGame::Impl {
   // hessian_product (the walls' and exits' folds).
   bool plain_1d = false;
   bool cached = false;
+  // Congestion: per level n the coefficients c = 1 / (c(x) (epsilon + M^{n+1})^alpha) of
+  // J(U^n) and J(U~^n), those of the linearised Fokker-Planck step, c + c'(M) M (the density
+  // in the drift differentiated too), and the HJB sweep's term c'(M) H_1(D U~^n) (H_1 the
+  // Hamiltonian with coefficient 1) that multiplies dm^{n+1}; levels x n each, built by
+  // cache_congestion() once per linearisation.
+  bool congestion = false, congestion_cached = false;
+  std::vector<double> c_lv, cfp_lv, hterm, zeros, r_with, r_without;
   // 2D, 3D and fractional diffusion: the assembled rows (local stencil) and their KSP; with
   // diffusion of order s < 2 the operator is frac's shell (the rows plus the nonlocal rest
   // of nu A_s, symmetric, so the shell over J^T's rows is the whole J^T).
@@ -165,12 +172,56 @@ struct LinearizedGame::Impl {
     FRACMFG_PETSC_CHECK(DMGlobalToLocalEnd(cdm.get(), rows_g.get(), INSERT_VALUES, rows_l.get()));
   }
 
+  // The Hamiltonian of level n's rows: the HJB step's (fp false) or, for the linearised
+  // Fokker-Planck step, with the congestion coefficient's derivative (fp true).
+  UpwindHamiltonian hamiltonian(int level, bool fp) const {
+    if (!congestion) return ham.stencil();
+    UpwindHamiltonian h;
+    h.coef =
+        (fp ? cfp_lv : c_lv).data() + static_cast<std::size_t>(level) * static_cast<std::size_t>(n);
+    return h;
+  }
+
   // rows = J(U^n) at the owned points, U^n ghosted in u_local; the exit cost of level n (the
-  // level the sweeps' step n takes).
-  void jacobian_rows(const std::vector<VecPtr>& field, int level) {
+  // level the sweeps' step n takes); fp: the linearised Fokker-Planck step's coefficients.
+  void jacobian_rows(const std::vector<VecPtr>& field, int level, bool fp = false) {
     ghost(field[static_cast<std::size_t>(level)].get(), u_local.get());
     ReadArray ul(u_local.get());
-    hjb_rows(model, ham.stencil(), gb, ul.get(), rows.data(), ExitFaces::of(model, level), nullptr);
+    hjb_rows(model, hamiltonian(level, fp), gb, ul.get(), rows.data(), ExitFaces::of(model, level),
+             nullptr);
+  }
+
+  // The congestion arrays of every level (see above). With H = c H_1 (the quadratic form is
+  // linear in its coefficient), c' H_1(D U~^n) is the HJB residual with the coefficients c'
+  // less the residual without a Hamiltonian.
+  void cache_congestion() {
+    const Problem::Hamiltonian& hp = model.problem().hamiltonian;
+    const std::vector<double>& inv_c = model.inverse_control_cost();
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<double> cprime(count);
+    for (int lv = 0; lv < steps; ++lv) {
+      const std::size_t o = static_cast<std::size_t>(lv) * count;
+      {
+        ReadArray mm((*m)[static_cast<std::size_t>(lv + 1)].get());
+        for (std::size_t k = 0; k < count; ++k) {
+          const double mk = std::max(mm[static_cast<PetscInt>(k)], 0.0);
+          const double c = inv_c[k] * congestion_factor(mk, hp.epsilon, hp.alpha);
+          cprime[k] = -hp.alpha * c / (hp.epsilon + mk);
+          c_lv[o + k] = c;
+          cfp_lv[o + k] = c + cprime[k] * mk;
+        }
+      }
+      ghost((*ut)[static_cast<std::size_t>(lv)].get(), u_local.get());
+      ReadArray ul(u_local.get());
+      const ExitFaces exits = ExitFaces::of(model, lv);
+      UpwindHamiltonian h;
+      h.coef = cprime.data();
+      hjb_residual(model, h, gb, ul.get(), zeros.data(), zeros.data(), r_with.data(), exits);
+      h.coef = zeros.data();
+      hjb_residual(model, h, gb, ul.get(), zeros.data(), zeros.data(), r_without.data(), exits);
+      for (std::size_t k = 0; k < count; ++k) hterm[o + k] = r_with[k] - r_without[k];
+    }
+    congestion_cached = true;
   }
 
   // trows = the rows of J^T from rows (exchanged through the ghost layer): row q holds
@@ -252,7 +303,7 @@ struct LinearizedGame::Impl {
       const double ih[3] = {1.0 / g.spacing(0), g.dim >= 2 ? 1.0 / g.spacing(1) : 0.0,
                             g.dim == 3 ? 1.0 / g.spacing(2) : 0.0};
       const int dim = g.dim;
-      const UpwindHamiltonian h = ham.stencil();
+      const UpwindHamiltonian h = hamiltonian(level, false);
       const unsigned char* wall = model.has_obstacle() ? model.wall_ghosted().data() : nullptr;
       for_each_point(g, box, gb, wall, [&](PetscInt k, const Neighbours& nb, PetscInt, PetscInt) {
         double* row = drows.data() + k * nc;
@@ -327,7 +378,7 @@ struct LinearizedGame::Impl {
         j_sub[o + k] = rows[k * nc + kWest];
         j_super[o + k] = rows[k * nc + kEast];
       }
-      jacobian_rows(*u, lv);
+      jacobian_rows(*u, lv, true);
       transpose_rows();
       for (PetscInt k = 0; k < n; ++k) {
         t_diag[o + k] = trows[k * nc + kDiag];
@@ -357,7 +408,7 @@ struct LinearizedGame::Impl {
     const std::pair<double, double> gu = halo->exchange(uu);
     const std::pair<double, double> gv = halo->exchange(v);
     const double ih = 1.0 / model.grid().spacing(0);
-    const UpwindHamiltonian h = ham.stencil();
+    const UpwindHamiltonian h = hamiltonian(lv, false);
     for (PetscInt k = 0; k < n; ++k) {
       const double up = uu[k], uw = k > 0 ? uu[k - 1] : gu.first,
                    ue = k + 1 < n ? uu[k + 1] : gu.second;
@@ -408,6 +459,7 @@ struct LinearizedGame::Impl {
     const auto at = [&](int level) { return static_cast<std::size_t>(level) * n; };
     // Forward: dm^0 = 0; J(U^n)^T dm^{n+1} = dm^n/dt - (dJ(U^n)[x^n])^T M^{n+1}.
     std::fill(dm.begin(), dm.begin() + static_cast<std::ptrdiff_t>(n), 0.0);
+    if (congestion && !congestion_cached) cache_congestion();
     if (tridiag && !cached) cache_1d();
     for (int lv = 0; lv < steps; ++lv) {
       if (tridiag) {
@@ -423,7 +475,7 @@ struct LinearizedGame::Impl {
         solve_cached_1d(true, lv, buf.data(), dm.data() + at(lv + 1), "linearised Fokker-Planck");
         continue;
       }
-      jacobian_rows(*u, lv);
+      jacobian_rows(*u, lv, true);
       transpose_rows();
       {
         ReadArray mn((*m)[static_cast<std::size_t>(lv + 1)].get());
@@ -458,6 +510,11 @@ struct LinearizedGame::Impl {
           buf[k] = du_next[k] * inv_dt + coupling_derivative(cp, mm[k]) * dn[k];
         }
       }
+      if (congestion) {
+        const double* ht =
+            hterm.data() + static_cast<std::size_t>(lv) * static_cast<std::size_t>(n);
+        for (PetscInt k = 0; k < n; ++k) buf[k] -= ht[k] * dn[k];
+      }
       if (tridiag) {
         solve_cached_1d(false, lv, buf.data(), du_now.data(), "linearised HJB");
       } else {
@@ -485,11 +542,14 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   const Problem& p = model.problem();
   using Ham = Problem::Hamiltonian::Type;
   using Cpl = Problem::Coupling::Type;
-  if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm ||
-      p.hamiltonian.type == Ham::congestion) {
+  if (p.fokker_planck.method != io::MfgConfig::FokkerPlanck::Method::fdm) {
     throw Error(
-        "mfg: iteration method newton needs the fdm Fokker-Planck step and a quadratic or power "
-        "Hamiltonian; use the fixed point");
+        "mfg: iteration method newton needs the fdm Fokker-Planck step; use the fixed point");
+  }
+  if (p.hamiltonian.type == Ham::congestion && p.hamiltonian.alpha > 1.0) {
+    throw Error(
+        "mfg: iteration methods newton and two_grid need hamiltonian.alpha <= 1 with the "
+        "congestion Hamiltonian (its Fokker-Planck step is solved in m); use the fixed point");
   }
   Impl& d = *impl_;
   DM dm = model.dm();
@@ -514,6 +574,12 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   d.du_now.assign(n, 0.0);
   d.du_next.assign(n, 0.0);
   d.dm.assign(n * static_cast<std::size_t>(d.steps + 1), 0.0);
+  if (p.hamiltonian.type == Ham::congestion) {
+    d.congestion = true;
+    const std::size_t all = n * static_cast<std::size_t>(d.steps);
+    for (auto* v : {&d.c_lv, &d.cfp_lv, &d.hterm}) v->assign(all, 0.0);
+    for (auto* v : {&d.zeros, &d.r_with, &d.r_without}) v->assign(n, 0.0);
+  }
   MPI_Comm comm = model.comm();
   if (p.coupling.type == Cpl::nonlocal) {
     d.nonlocal = std::make_unique<Coupling>(model, nullptr);
@@ -584,6 +650,7 @@ void LinearizedGame::linearise(const std::vector<VecPtr>* u, const std::vector<V
   impl_->ut = ut;
   impl_->m = m;
   impl_->cached = false;
+  impl_->congestion_cached = false;
 }
 
 void LinearizedGame::apply(const double* x, double* y) {

@@ -262,10 +262,11 @@ void check_problem(const Problem& p) {
         ExitCode::usage, 0);
   }
   if (it.method == io::MfgConfig::Iteration::Method::two_grid &&
-      (p.grid.points.size() != 1 || p.diffusion_order < 2.0)) {
+      (p.grid.points.size() != 1 || p.diffusion_order < 2.0 ||
+       p.hamiltonian.type == Problem::Hamiltonian::Type::congestion)) {
     throw core::CollectiveError(
-        "problem.iteration.method: two_grid is available in 1D with diffusion_order 2; use "
-        "fixed_point or newton",
+        "problem.iteration.method: two_grid is available in 1D with diffusion_order 2 and a "
+        "quadratic or power Hamiltonian; use fixed_point or newton",
         ExitCode::usage, 0);
   }
   require(it.coarse_points >= 4, "iteration.coarse_points", ">= 4", it.coarse_points);

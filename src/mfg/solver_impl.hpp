@@ -156,6 +156,7 @@ struct Solver::Impl {
   void evaluate(int it, const std::vector<detail::VecPtr>& u_in,
                 const std::vector<detail::VecPtr>& m_ref, std::vector<detail::VecPtr>& m_out,
                 std::vector<detail::VecPtr>& ut_out, double& change_u, double& change_m);
+  void congestion_step(int n, Vec u, Vec m, Vec m_next, Vec guess);
   std::pair<double, double> relative_changes(std::vector<double> norms_u,
                                              std::vector<double> norms_m) const;
   void report(const IterationRecord& rec);

@@ -75,6 +75,7 @@ void Solver::Impl::build_newton() {
                   &newton->ut_trial, &newton->du}) {
     for (int n = 0; n < levels; ++n) f->push_back(detail::global_vec(dm));
   }
+  newton->m_drift = detail::global_vec(dm);
 }
 
 std::pair<double, double> Solver::Impl::relative_changes(std::vector<double> norms_u,
@@ -114,12 +115,19 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
   FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), m_out[0].get()));
   accumulate(m_out[0].get(), m_ref[0].get(), norms_m[0], norms_m[1]);
   const bool settled = !history.empty() && history.back().change_m < 1e-2;
+  const bool congestion = problem().hamiltonian.type == Problem::Hamiltonian::Type::congestion;
   for (int n = 0; n < nt; ++n) {
     const auto next = static_cast<std::size_t>(n + 1);
     try {
-      forward->advance(n, u_in[static_cast<std::size_t>(n)].get(),
-                       m_out[static_cast<std::size_t>(n)].get(), m_out[next].get(),
-                       settled ? m_ref[next].get() : nullptr);
+      if (congestion) {
+        congestion_step(n, u_in[static_cast<std::size_t>(n)].get(),
+                        m_out[static_cast<std::size_t>(n)].get(), m_out[next].get(),
+                        settled ? m_ref[next].get() : nullptr);
+      } else {
+        forward->advance(n, u_in[static_cast<std::size_t>(n)].get(),
+                         m_out[static_cast<std::size_t>(n)].get(), m_out[next].get(),
+                         settled ? m_ref[next].get() : nullptr);
+      }
     } catch (const core::CollectiveError& e) {
       throw core::CollectiveError("mfg iteration " + std::to_string(it) + ", time level " +
                                       std::to_string(n + 1) + " (t = " + fmt(model->time(n + 1)) +
@@ -144,8 +152,10 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
     Vec next = ut_out[here + 1].get();
     Vec u_new = ut_out[here].get();
     Vec guess = u_in[here].get();
-    // Level n's exit cost for the residuals below as for the step.
+    // Level n's exit cost (and the congestion Hamiltonian's density) for the residuals below
+    // as for the step.
     hjb->set_time_level(n);
+    hjb->set_density(m_out[here + 1].get());
     // Newton's start as the fixed point's (initial_guess): u~^{n+1} from the cold start,
     // u_in after a coarse start, and while U moves by more than 1e-2 the one of the two with
     // the smaller residual.
@@ -174,6 +184,37 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
       numerical("mfg iteration " + std::to_string(it) + ": " + name +
                 " is not finite (NaN or Inf)");
     }
+  }
+}
+
+// The Fokker-Planck step of M(U) with the congestion Hamiltonian: its drift depends on the
+// density it computes (J(U^n; m^{n+1})^T m^{n+1} = m^n / dt), which the fixed point lags by
+// one outer iteration; here it is solved by the fixed point in m^{n+1} (the drift's density
+// from the previous round), from guess (or m^n), to the Fokker-Planck tolerance. Each round
+// contracts by about dt |c'(m)/c| times the drift's share of the step's operator.
+void Solver::Impl::congestion_step(int n, Vec u, Vec m, Vec m_next, Vec guess) {
+  constexpr int kMaxRounds = 100;
+  Vec drift = newton->m_drift.get();
+  FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, drift));
+  const double tol = std::max(newton->fp_tolerance, 1e-13);
+  double last = std::numeric_limits<double>::infinity();
+  for (int round = 1;; ++round) {
+    forward->set_density(drift);
+    forward->advance(n, u, m, m_next, guess);
+    PetscReal size = 0.0, change = 0.0;
+    FRACMFG_PETSC_CHECK(VecNorm(m_next, NORM_INFINITY, &size));
+    FRACMFG_PETSC_CHECK(VecAXPY(drift, -1.0, m_next));
+    FRACMFG_PETSC_CHECK(VecNorm(drift, NORM_INFINITY, &change));
+    const double rel = size > 0.0 ? change / size : change;
+    // Converged, or settled at the linear solves' accuracy (2D Krylov) below 1e-9.
+    if (rel <= tol || (rel < 1e-9 && rel >= 0.5 * last)) return;
+    if (!std::isfinite(rel) || round == kMaxRounds) {
+      numerical("the congestion Fokker-Planck step did not converge (relative change of m " +
+                fmt(rel) + " after " + std::to_string(round) +
+                " rounds); use mfg.iteration.method: fixed_point");
+    }
+    last = rel;
+    FRACMFG_PETSC_CHECK(VecCopy(m_next, drift));
   }
 }
 

@@ -223,6 +223,10 @@ TEST(MfgTwoGrid, DeckRefusesWhatItDoesNotSupport) {
   levy.replace(levy.find("  diffusion: 0.05\n"), 17, "  diffusion: 0.05\n  diffusion_order: 1.5\n");
   const std::string fractional = error_of(levy);
   EXPECT_NE(fractional.find("two_grid needs diffusion_order 2"), std::string::npos) << fractional;
+  const std::string congestion =
+      error_of(base + "  hamiltonian: {type: congestion, epsilon: 0.2, alpha: 1}\n");
+  EXPECT_NE(congestion.find("two_grid needs a quadratic or power Hamiltonian"), std::string::npos)
+      << congestion;
 }
 
 }  // namespace
