@@ -62,10 +62,10 @@
 // round measured at alpha 1.5).
 //
 // Supports the finite-difference Fokker-Planck step, the quadratic, power and congestion
-// (alpha <= 1) Hamiltonians, every coupling, diffusion of any order in (1, 2], in 1D, 2D and 3D, with any sides
-// (periodic, reflecting, exits) and obstacles (as far as the game itself allows them); the
-// deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor throws Error for a
-// Problem built by hand.
+// (alpha <= 1) Hamiltonians, every coupling, diffusion of any order in (1, 2], in 1D, 2D and
+// 3D, with any sides (periodic, reflecting, exits) and obstacles (as far as the game itself
+// allows them); the deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor
+// throws Error for a Problem built by hand.
 //
 // Collectivity: everything is collective on the model's communicator.
 #include <memory>
