@@ -105,7 +105,9 @@ Manufactured three_d(bool periodic, int points) {
       std::to_string(B) + "*" + psi + "\"\n  terminal_cost: \"" +
       std::to_string(A * (1 + kHorizon)) + "*" + phi + "\"\n  sources: {hjb: \"" + fu +
       "\", fp: \"" + fm +
-      "\"}\n  iteration: {damping: 0.7, anderson: 3, tolerance: 1.0e-8, "
+      // Tolerance 1e-6: the errors are >= 1e-3 on these grids; the observed orders are those
+      // at 1e-8 to three digits, in three quarters of the time.
+      "\"}\n  iteration: {damping: 0.7, anderson: 3, tolerance: 1.0e-6, "
       "max_iterations: 300}\n";
   r.u = [phx, phy, phz, A](double t, double x, double y, double z) {
     return A * (1 + t) * (phx.value(x) + 0.5 * phy.value(y) + 0.25 * phz.value(z));
@@ -277,7 +279,7 @@ Errors solve_hamiltonian_game(const HamiltonianGame& h, int points) {
       true);
   pr.iteration.damping = 0.5;
   pr.iteration.anderson = 3;
-  pr.iteration.tolerance = 1e-8;
+  pr.iteration.tolerance = 1e-6;  // errors >= 1e-3 on these grids (as three_d's)
   pr.iteration.max_iterations = 300;
   mfg::Solver solver(PETSC_COMM_WORLD, pr, nullptr,
                      fracmfg::core::Logger(0, fracmfg::core::LogLevel::warn, false));

@@ -177,7 +177,7 @@ mfg::Problem problem(const Game& g, int points) {
       [g](double x, double y, double t) { return fp_source(g, evaluate(g, t, x, y)); });
   pr.iteration.damping = g.damping;
   pr.iteration.anderson = 3;
-  pr.iteration.tolerance = g.dim == 1 ? 1e-11 : 1e-8;  // 2D: errors >= 1e-3
+  pr.iteration.tolerance = g.dim == 1 ? 1e-11 : 1e-6;  // 2D: errors >= 1e-3
   pr.iteration.max_iterations = 300;
   return pr;
 }
