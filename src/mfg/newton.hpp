@@ -110,8 +110,9 @@ struct NewtonWork {
   std::vector<VecPtr> m_eval, u_eval;              // M(U), Psi(U) at the current U
   std::vector<VecPtr> u_trial, m_trial, ut_trial;  // the trial U, M(U), Psi(U)
   std::vector<VecPtr> du;
-  VecPtr m_drift;       // congestion: the density in the Fokker-Planck step's drift (one level)
-  bool cached = false;  // m_eval, u_eval belong to the current state's U
+  VecPtr m_drift;        // congestion: the density in the Fokker-Planck step's drift
+  bool inexact = false;  // congestion: a step of the last evaluation stopped early
+  bool cached = false;   // m_eval, u_eval belong to the current state's U
   double cached_change_u = 0.0, cached_change_m = 0.0, cached_residual = 0.0;
   double residual = 0.0;  // ||U - Psi(U)||_2 of the last evaluation (the line search's merit)
   // The HJB and Fokker-Planck tolerances of the next evaluation, and the HJB tolerance the

@@ -138,6 +138,14 @@ std::string game_congestion_1d(const std::string& iteration) {
                  "{type: log}", iteration);
 }
 
+// epsilon 0.01: the congestion step of M(U) stops at its round limit at some levels of the
+// early evaluations (37 times in this game), which Newton goes on with.
+std::string game_congestion_small_epsilon_1d(const std::string& iteration) {
+  return game_1d("reflecting",
+                 "{type: congestion, epsilon: 0.01, alpha: 1, control_cost: \"1 + 0.5*x\"}",
+                 "{type: log}", iteration);
+}
+
 // Fractional diffusion (Levy flights, periodic): 1D of order 1.5 with the power
 // Hamiltonian, 2D of order 1.6.
 std::string game_levy_1d(const std::string& iteration) {
@@ -331,6 +339,7 @@ const Game kGames[] = {
     {"levy_1d_order_1_5_power", game_levy_1d, "0.3"},
     {"levy_2d_order_1_6", game_levy_2d, "0.3"},
     {"congestion_1d", game_congestion_1d},
+    {"congestion_small_epsilon_1d", game_congestion_small_epsilon_1d},
     {"congestion_room_exit_obstacle_2d", game_congestion_2d},
 };
 
