@@ -6,7 +6,9 @@
 //      U = Psi(U_k);
 //   2. U_{k+1} = Psi(U_k) + P z, z the coarse correction; from the cold start the first
 //      iteration takes U_1 = Psi(U_0) (U_0 = 0 is far from the solution, as for Newton).
-// The HJB and Fokker-Planck tolerances follow the last change as in the fixed point.
+// The HJB and Fokker-Planck tolerances follow the last change as in the fixed point, and are
+// the final ones (1e-3 and 1e-4 x the tolerance) where the last two changes predict one below
+// the tolerance.
 #include <mpi.h>
 
 #include <algorithm>
@@ -55,6 +57,19 @@ IterationRecord Solver::Impl::two_grid_iterate() {
   double change_u = 0.0, change_m = 0.0;
   w.tolerance = newton_tolerance();
   w.fp_tolerance = fp_tolerance();
+  // An iteration can end the run only with its HJB steps solved to 1e-3 x the tolerance:
+  // where the last two changes predict (at their ratio) a change below the tolerance, this
+  // evaluation is solved that tightly, so that the iteration which reaches the tolerance
+  // also ends the run (otherwise one more iteration follows it).
+  if (history.size() >= 2) {
+    const IterationRecord& a = history[history.size() - 2];
+    const IterationRecord& b = history.back();
+    const double prev = std::max(a.change_u, a.change_m), last = std::max(b.change_u, b.change_m);
+    if (last < prev && last * (last / prev) <= tol) {
+      w.tolerance = std::min(w.tolerance, std::max(1e-3 * tol, 1e-12));
+      w.fp_tolerance = std::min(w.fp_tolerance, std::max(1e-4 * tol, 1e-12));
+    }
+  }
   evaluate(it, x.u, x.m, w.m_eval, w.u_eval, change_u, change_m);
   rec.change_u = change_u;
   rec.change_m = change_m;
