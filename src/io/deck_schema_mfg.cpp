@@ -364,13 +364,6 @@ void check_mfg(const Value& root, const std::string& file) {
     };
     if (method.text != "fdm")
       refuse("fokker_planck.method", method.text, "fokker_planck.method fdm");
-    // With congestion, M(U) solves each Fokker-Planck step in m^{n+1} (its drift depends on
-    // it) by repeating the step; for alpha > 1 the flux m / (epsilon + m)^alpha falls as m
-    // grows and that repetition contracts slowly (0.94 per round measured at alpha 1.5).
-    if (hamiltonian.text == "congestion" && mfg.at("hamiltonian.alpha").real > 1.0) {
-      refuse("hamiltonian.alpha", format_real(mfg.at("hamiltonian.alpha").real),
-             "hamiltonian.alpha <= 1 with the congestion Hamiltonian");
-    }
     if (mfg.at("iteration.anderson").integer > 0) {
       refuse("iteration.anderson", std::to_string(mfg.at("iteration.anderson").integer),
              "iteration.anderson 0 (Anderson mixing belongs to the fixed point)");

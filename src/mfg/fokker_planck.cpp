@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
@@ -28,6 +30,8 @@ struct FokkerPlanckFdm::Impl {
   detail::RowKernels rk;
   detail::DmPtr cdm;  // the Jacobian rows as a field with row_components(dim) components
   detail::VecPtr rows_global, rows_local, u_local, rhs;
+  // step_at_own_density(): the residual, Newton's step, the trial point, a spare residual, 0.
+  detail::VecPtr resid, delta, trial, scratch, zero;
   detail::MatPtr a;
   detail::KspPtr ksp;
   detail::GhostBox gb;
@@ -67,9 +71,9 @@ struct FokkerPlanckFdm::Impl {
 
   Impl(const Model& m, exec::Selector* selector) : model(m), ham(m), rk(selector) {}
 
-  void solve(Vec m_next) {
+  void solve(Vec b, Vec m_next) {
     KSP k = ksp.get();
-    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(k, rhs.get(), m_next));
+    FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(k, b, m_next));
     KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
     FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
     if (reason < 0) {
@@ -91,20 +95,23 @@ struct FokkerPlanckFdm::Impl {
     inv_c_ghosts = halo->exchange(model.inverse_control_cost().data());
   }
 
-  void direct_step(Vec u, const double* b, Vec m_next) {
-    {
-      detail::ReadArray ul(u);
-      const std::pair<double, double> ghosts = halo->exchange(ul.get());
-      if (ham.general()) {
-        // The coefficient depends on u (power) or m (congestion): its ghosts per step.
-        detail::linear_coefficients_1d(model, ham.stencil(), ul.get(), ghosts, coef.data());
-        detail::fp_rows_1d(model, ul.get(), ghosts, coef.data(), halo->exchange(coef.data()),
-                           sub.data(), diag.data(), super.data(), &rk);
-      } else {
-        detail::fp_rows_1d(model, ul.get(), ghosts, model.inverse_control_cost().data(),
-                           inv_c_ghosts, sub.data(), diag.data(), super.data(), &rk);
-      }
+  // The rows of A = J(u)^T at the Hamiltonian's coefficients (1D fast path).
+  void direct_rows(Vec u) {
+    detail::ReadArray ul(u);
+    const std::pair<double, double> ghosts = halo->exchange(ul.get());
+    if (ham.general()) {
+      // The coefficient depends on u (power) or m (congestion): its ghosts per step.
+      detail::linear_coefficients_1d(model, ham.stencil(), ul.get(), ghosts, coef.data());
+      detail::fp_rows_1d(model, ul.get(), ghosts, coef.data(), halo->exchange(coef.data()),
+                         sub.data(), diag.data(), super.data(), &rk);
+    } else {
+      detail::fp_rows_1d(model, ul.get(), ghosts, model.inverse_control_cost().data(), inv_c_ghosts,
+                         sub.data(), diag.data(), super.data(), &rk);
     }
+  }
+
+  // m_next = A^{-1} b with the rows of direct_rows() (which the factorisation overwrites).
+  void direct_solve(const double* b, Vec m_next) {
     try {
       detail::WriteArray x(m_next);
       tridiag->factor_solve(model.box().count(), sub.data(), diag.data(), super.data(),
@@ -114,6 +121,84 @@ struct FokkerPlanckFdm::Impl {
           std::string("Fokker-Planck step: the linear solve for m failed (") + e.what() + ")",
           ExitCode::numerical, 0);
     }
+  }
+
+  // A at the Hamiltonian's coefficients: the rows (1D fast path) or the matrix.
+  void build(Vec u) {
+    if (direct) {
+      direct_rows(u);
+    } else {
+      assemble(u);
+    }
+  }
+
+  // y = A x with the operator of the last build() (before any solve with it).
+  void apply(Vec x, Vec y) {
+    if (!direct) {
+      FRACMFG_PETSC_CHECK(MatMult(frac ? frac->shell() : a.get(), x, y));
+      return;
+    }
+    detail::ReadArray xa(x);
+    const double* xx = xa.get();
+    const std::pair<double, double> g = halo->exchange(xx);
+    detail::WriteArray ya(y);
+    const PetscInt n = model.box().count();
+    for (PetscInt k = 0; k < n; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      const double west = k > 0 ? xx[k - 1] : g.first;
+      const double east = k + 1 < n ? xx[k + 1] : g.second;
+      // A wall's outer coefficient is 0 (its ghost may be anything finite).
+      ya[k] = diag[i] * xx[k] + (sub[i] != 0.0 ? sub[i] * west : 0.0) +
+              (super[i] != 0.0 ? super[i] * east : 0.0);
+    }
+  }
+
+  // x = A^{-1} b with the operator of the last build(); guess: the Krylov start (or x's
+  // content when null).
+  void linear_solve(Vec b, Vec x, Vec guess) {
+    if (direct) {
+      detail::ReadArray bb(b);
+      direct_solve(bb.get(), x);
+      return;
+    }
+    KSP k = ksp.get();
+    if (frac) frac->mark_changed();
+    FRACMFG_PETSC_CHECK(KSPSetOperators(k, frac ? frac->shell() : a.get(),
+                                        frac ? frac->preconditioning_matrix() : a.get()));
+    detail::default_sub_factor_levels(k, detail::default_factor_levels(model.grid().dim),
+                                      &levels_set);
+    if (nonzero_guess && guess != nullptr) FRACMFG_PETSC_CHECK(VecCopy(guess, x));
+    solve(b, x);
+  }
+
+  // b = m / dt + source (rhs).
+  void set_rhs(Vec m, const double* source) {
+    const double inv_dt = 1.0 / model.dt();
+    detail::ReadArray mm(m);
+    detail::WriteArray b(rhs.get());
+    const PetscInt n = model.box().count();
+    for (PetscInt k = 0; k < n; ++k) b[k] = mm[k] * inv_dt + (source ? source[k] : 0.0);
+  }
+
+  // The exact solution keeps the discrete mass balance sum(m_next) = dt sum(m / dt + f_m)
+  // (the columns of A sum to 1 / dt); an iterative solve keeps it only to its tolerance, so
+  // m_next is scaled onto it: mass conserved to round-off at any Krylov tolerance. With
+  // exits the columns sum to 1/dt + e_k (e = L 1, the exit rate of the last build()): the
+  // balance is sum(m_next) + dt e.m_next = dt sum(m / dt + f_m), dt e.m_next the mass that
+  // leaves. Sets outflow.
+  void mass_balance(Vec m_next) {
+    PetscScalar want = 0.0, have = 0.0, leaving = 0.0;
+    FRACMFG_PETSC_CHECK(VecSum(rhs.get(), &want));
+    FRACMFG_PETSC_CHECK(VecSum(m_next, &have));
+    if (rate) FRACMFG_PETSC_CHECK(VecDot(rate.get(), m_next, &leaving));
+    want *= model.dt();
+    have += model.dt() * leaving;
+    double scale = 1.0;
+    if (have > 0.0 && want > 0.0 && std::isfinite(want / have)) {
+      scale = want / have;
+      FRACMFG_PETSC_CHECK(VecScale(m_next, scale));
+    }
+    outflow = model.dt() * leaving * scale * model.grid().cell_volume();
   }
 
   void assemble(Vec u) {
@@ -227,61 +312,115 @@ void FokkerPlanckFdm::set_density(Vec m) {
 
 void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec guess) {
   Impl& d = *impl_;
-  if (!d.direct) d.assemble(u);
-  const double inv_dt = 1.0 / d.model.dt();
-  {
-    detail::ReadArray mm(m);
-    detail::WriteArray b(d.rhs.get());
-    const PetscInt n = d.model.box().count();
-    for (PetscInt k = 0; k < n; ++k) b[k] = mm[k] * inv_dt + (source ? source[k] : 0.0);
-  }
+  d.build(u);
+  d.set_rhs(m, source);
   if (d.direct) {
     detail::ReadArray b(d.rhs.get());
-    d.direct_step(u, b.get(), m_next);
+    d.direct_solve(b.get(), m_next);
     d.outflow = 0.0;  // no exits on the fast path
     return;
   }
-  KSP k = d.ksp.get();
-  // Fractional diffusion: the operator is the assembled local part plus the FFT product.
-  if (d.frac) d.frac->mark_changed();
-  FRACMFG_PETSC_CHECK(KSPSetOperators(k, d.frac ? d.frac->shell() : d.a.get(),
-                                      d.frac ? d.frac->preconditioning_matrix() : d.a.get()));
-  detail::default_sub_factor_levels(k, detail::default_factor_levels(d.model.grid().dim),
-                                    &d.levels_set);
-  if (d.nonzero_guess) FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, m_next));
-  d.solve(m_next);
+  d.linear_solve(d.rhs.get(), m_next, guess != nullptr ? guess : m);
   if (d.rtol > Impl::kDefaultRtol) {
     // A loose solve may leave small negative entries where the density is tiny; m must stay
     // a density, so such a step is finished to the default tolerance (from where it is).
     PetscReal lo = 0.0;
     FRACMFG_PETSC_CHECK(VecMin(m_next, nullptr, &lo));
     if (lo < 0.0) {
+      KSP k = d.ksp.get();
       const PetscBool had_guess = d.nonzero_guess ? PETSC_TRUE : PETSC_FALSE;
       FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
       FRACMFG_PETSC_CHECK(
           KSPSetTolerances(k, Impl::kDefaultRtol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-      d.solve(m_next);
+      d.solve(d.rhs.get(), m_next);
       FRACMFG_PETSC_CHECK(KSPSetTolerances(k, d.rtol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
       FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, had_guess));
     }
   }
-  // The exact solution keeps the discrete mass balance sum(m_next) = dt sum(m / dt + f_m)
-  // (the columns of A sum to 1 / dt); an iterative solve keeps it only to its tolerance, so
-  // m_next is scaled onto it: mass conserved to round-off at any Krylov tolerance. With
-  // exits the columns sum to 1/dt + e_k (e = L 1, the exit rate): the balance is
-  // sum(m_next) + dt e.m_next = dt sum(m / dt + f_m), dt e.m_next the mass that leaves.
-  PetscScalar want = 0.0, have = 0.0, leaving = 0.0;
-  FRACMFG_PETSC_CHECK(VecSum(d.rhs.get(), &want));
-  FRACMFG_PETSC_CHECK(VecSum(m_next, &have));
-  if (d.rate) FRACMFG_PETSC_CHECK(VecDot(d.rate.get(), m_next, &leaving));
-  want *= d.model.dt();
-  have += d.model.dt() * leaving;
-  double scale = 1.0;
-  if (have > 0.0 && want > 0.0 && std::isfinite(want / have)) {
-    scale = want / have;
-    FRACMFG_PETSC_CHECK(VecScale(m_next, scale));
+  d.mass_balance(m_next);
+}
+
+FokkerPlanckFdm::DensityStep FokkerPlanckFdm::step_at_own_density(Vec u, Vec m,
+                                                                  const double* source, Vec m_next,
+                                                                  Vec guess, double tol,
+                                                                  int max_iterations) {
+  Impl& d = *impl_;
+  DensityStep out;
+  d.set_rhs(m, source);
+  if (!d.resid) {
+    d.resid = detail::copy_vec(d.rhs.get());
+    d.delta = detail::copy_vec(d.rhs.get());
+    d.trial = detail::copy_vec(d.rhs.get());
+    d.scratch = detail::copy_vec(d.rhs.get());
+    d.zero = detail::copy_vec(d.rhs.get());
+    FRACMFG_PETSC_CHECK(VecZeroEntries(d.zero.get()));
   }
-  d.outflow = d.model.dt() * leaving * scale * d.model.grid().cell_volume();
+  Vec x = m_next, g = d.resid.get(), delta = d.delta.get(), trial = d.trial.get();
+  FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, x));
+  // G(y) = A(u; y) y - b, A's drift at the density y; its 2-norm.
+  auto residual = [&](Vec y, Vec r) {
+    d.ham.set_density(y);
+    d.build(u);
+    d.apply(y, r);
+    FRACMFG_PETSC_CHECK(VecAXPY(r, -1.0, d.rhs.get()));
+    PetscReal v = 0.0;
+    FRACMFG_PETSC_CHECK(VecNorm(r, NORM_2, &v));
+    return static_cast<double>(v);
+  };
+  // The residual's round-off level (b ~ m / dt): below it the density cannot improve.
+  PetscReal bnorm = 0.0;
+  FRACMFG_PETSC_CHECK(VecNorm(d.rhs.get(), NORM_2, &bnorm));
+  const double floor = 1e-13 * static_cast<double>(bnorm);
+  double gnorm = residual(x, g);
+  if (gnorm <= floor) out.converged = true;
+  double last_change = std::numeric_limits<double>::infinity();
+  for (int it = 1; it <= max_iterations && !out.converged; ++it) {
+    // Newton's step: A(u; c + c'(x) x) delta = G(x), the Jacobian of y -> A(u; y) y at x.
+    d.ham.set_flux_derivative(x);
+    d.build(u);
+    FRACMFG_PETSC_CHECK(VecZeroEntries(delta));
+    d.linear_solve(g, delta, nullptr);
+    // Backtracking: the longest step of 1, 1/2, 1/4, ... whose point, with its negative
+    // entries set to 0 (the density's bound; where m is round-off small any step may cross
+    // it), lowers the residual (Armijo, 1e-4).
+    double lambda = 1.0, gtrial = 0.0;
+    bool accepted = false;
+    for (int cut = 0; cut < 30; ++cut, lambda *= 0.5) {
+      FRACMFG_PETSC_CHECK(VecWAXPY(trial, -lambda, delta, x));
+      FRACMFG_PETSC_CHECK(VecPointwiseMax(trial, trial, d.zero.get()));
+      gtrial = residual(trial, d.scratch.get());
+      if (gtrial <= (1.0 - 1e-4 * lambda) * gnorm) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) break;
+    // The step taken (the bound may have shortened it).
+    PetscReal step = 0.0, size = 0.0;
+    FRACMFG_PETSC_CHECK(VecWAXPY(delta, -1.0, trial, x));
+    FRACMFG_PETSC_CHECK(VecNorm(delta, NORM_INFINITY, &step));
+    FRACMFG_PETSC_CHECK(VecCopy(trial, x));
+    FRACMFG_PETSC_CHECK(VecNorm(x, NORM_INFINITY, &size));
+    std::swap(d.resid, d.scratch);
+    g = d.resid.get();
+    gnorm = gtrial;
+    out.iterations = it;
+    out.change = size > 0.0 ? step / size : step;
+    if (!std::isfinite(out.change)) break;
+    // Converged (the step, or the residual at round-off), or settled at the linear solves'
+    // accuracy (2D Krylov) below 1e-9.
+    if (out.change <= tol || gnorm <= floor ||
+        (out.change < 1e-9 && out.change >= 0.5 * last_change)) {
+      out.converged = true;
+      break;
+    }
+    last_change = out.change;
+  }
+  // The operator at the final density (its exit rates), then the exact mass balance.
+  d.ham.set_density(x);
+  d.build(u);
+  d.mass_balance(x);
+  return out;
 }
 
 void FokkerPlanckFdm::set_time_level(int n) {

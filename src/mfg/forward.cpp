@@ -1,9 +1,15 @@
 #include "mfg/forward.hpp"
 
+#include "fracmfg/core/error.hpp"
 #include "fracmfg/mfg/fokker_planck.hpp"
 #include "fracmfg/mfg/particles.hpp"
 
 namespace fracmfg::mfg::detail {
+
+FokkerPlanckFdm::DensityStep ForwardMethod::advance_at_own_density(int, Vec, Vec, Vec, Vec, double,
+                                                                   int) {
+  throw Error("mfg: the Fokker-Planck step at its own density needs the fdm method");
+}
 
 namespace {
 
@@ -16,6 +22,12 @@ class FdmForward final : public ForwardMethod {
   void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) override {
     fp_.set_time_level(n);
     fp_.step(u, m, model_.fp_source(n + 1), m_next, guess);
+  }
+  FokkerPlanckFdm::DensityStep advance_at_own_density(int n, Vec u, Vec m, Vec m_next, Vec guess,
+                                                      double tol, int max_iterations) override {
+    fp_.set_time_level(n);
+    return fp_.step_at_own_density(u, m, model_.fp_source(n + 1), m_next, guess, tol,
+                                   max_iterations);
   }
   double outflow() const override { return fp_.outflow(); }
 

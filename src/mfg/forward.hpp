@@ -7,6 +7,7 @@
 
 #include "fracmfg/core/logger.hpp"
 #include "fracmfg/exec/selector.hpp"
+#include "fracmfg/mfg/fokker_planck.hpp"
 #include "fracmfg/mfg/model.hpp"
 
 namespace fracmfg::mfg::detail {
@@ -21,6 +22,13 @@ class ForwardMethod {
   /// checks). guess: an estimate of m^{n+1} (the previous outer iteration's), or nullptr;
   /// methods that iterate start from it. Collective.
   virtual void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) = 0;
+  /// advance() with the drift evaluated at the density the step computes (the congestion
+  /// Hamiltonian; FokkerPlanckFdm::step_at_own_density: Newton's method in m^{n+1} to the
+  /// relative change tol, at most max_iterations). fdm only: the others throw Error.
+  /// Collective.
+  virtual FokkerPlanckFdm::DensityStep advance_at_own_density(int n, Vec u, Vec m, Vec m_next,
+                                                              Vec guess, double tol,
+                                                              int max_iterations);
   /// The density at which a congestion Hamiltonian is linearised by the next advance()
   /// (the HJB step's m, see HjbSolver::set_density). Not collective.
   virtual void set_density(Vec) {}

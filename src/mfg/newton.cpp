@@ -129,7 +129,7 @@ struct LinearizedGame::Impl {
   // Hamiltonian with coefficient 1) that multiplies dm^{n+1}; levels x n each, built by
   // cache_congestion() once per linearisation.
   bool congestion = false, congestion_cached = false;
-  std::vector<double> c_lv, cfp_lv, hterm, zeros, r_with, r_without;
+  std::vector<double> c_lv, cfp_lv, hterm, zeros, cprime, r_with, r_without;
   // 2D, 3D and fractional diffusion: the assembled rows (local stencil) and their KSP; with
   // diffusion of order s < 2 the operator is frac's shell (the rows plus the nonlocal rest
   // of nu A_s, symmetric, so the shell over J^T's rows is the whole J^T).
@@ -198,7 +198,6 @@ struct LinearizedGame::Impl {
     const Problem::Hamiltonian& hp = model.problem().hamiltonian;
     const std::vector<double>& inv_c = model.inverse_control_cost();
     const auto count = static_cast<std::size_t>(n);
-    std::vector<double> cprime(count);
     for (int lv = 0; lv < steps; ++lv) {
       const std::size_t o = static_cast<std::size_t>(lv) * count;
       {
@@ -546,11 +545,6 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
     throw Error(
         "mfg: iteration method newton needs the fdm Fokker-Planck step; use the fixed point");
   }
-  if (p.hamiltonian.type == Ham::congestion && p.hamiltonian.alpha > 1.0) {
-    throw Error(
-        "mfg: iteration methods newton and two_grid need hamiltonian.alpha <= 1 with the "
-        "congestion Hamiltonian (its Fokker-Planck step is solved in m); use the fixed point");
-  }
   Impl& d = *impl_;
   DM dm = model.dm();
   d.steps = model.steps();
@@ -578,7 +572,7 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
     d.congestion = true;
     const std::size_t all = n * static_cast<std::size_t>(d.steps);
     for (auto* v : {&d.c_lv, &d.cfp_lv, &d.hterm}) v->assign(all, 0.0);
-    for (auto* v : {&d.zeros, &d.r_with, &d.r_without}) v->assign(n, 0.0);
+    for (auto* v : {&d.zeros, &d.cprime, &d.r_with, &d.r_without}) v->assign(n, 0.0);
   }
   MPI_Comm comm = model.comm();
   if (p.coupling.type == Cpl::nonlocal) {
@@ -635,6 +629,12 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   FRACMFG_PETSC_CHECK(KSPSetOperators(k, s, s));
   FRACMFG_PETSC_CHECK(KSPSetType(k, KSPGMRES));
   FRACMFG_PETSC_CHECK(KSPGMRESSetRestart(k, kRestart));
+  // Modified Gram-Schmidt: with the congestion Hamiltonian at a small epsilon (c'(M) of size
+  // alpha / epsilon times c) the classical process lost the basis' orthogonality (the true
+  // residual grew from the 6th iteration while the recurrence's fell, then a breakdown);
+  // one reduction per basis vector, next to a product's two sweeps of the game.
+  FRACMFG_PETSC_CHECK(
+      KSPGMRESSetOrthogonalization(k, KSPGMRESModifiedGramSchmidtOrthogonalization));
   PC pc = nullptr;
   FRACMFG_PETSC_CHECK(KSPGetPC(k, &pc));
   FRACMFG_PETSC_CHECK(PCSetType(pc, PCNONE));
@@ -681,9 +681,14 @@ int LinearizedGame::solve(std::vector<VecPtr>& du, double rtol) {
   FRACMFG_PETSC_CHECK(KSPGetConvergedReason(k, &reason));
   PetscInt its = 0;
   FRACMFG_PETSC_CHECK(KSPGetIterationNumber(k, &its));
-  // An unconverged GMRES still gives a direction that the line search judges; a breakdown
-  // or a non-finite residual does not.
-  if (reason < 0 && reason != KSP_DIVERGED_ITS) {
+  // An unconverged GMRES still gives a direction that the line search judges: after its
+  // iteration limit, or after a breakdown (the basis stopped growing; the iterate is the
+  // least-squares solution on it, e.g. with the congestion Hamiltonian at alpha > 1 where
+  // some steps of M(U) have no solution at this U). A non-finite one does not.
+  PetscReal xnorm = 0.0;
+  FRACMFG_PETSC_CHECK(VecNorm(d.big_x.get(), NORM_2, &xnorm));
+  if ((reason < 0 && reason != KSP_DIVERGED_ITS && reason != KSP_DIVERGED_BREAKDOWN) ||
+      !std::isfinite(xnorm)) {
     numerical(std::string("Newton's method: GMRES on the linearised game failed (") +
               KSPConvergedReasons[reason] + " after " + std::to_string(its) + " iterations)");
   }

@@ -53,16 +53,15 @@
 // Congestion, H = c(x, m) |p|^2 / 2 with c = 1 / (c(x) (epsilon + m)^alpha) at m = M^{n+1}
 // (as the coupling): the Fokker-Planck step's matrix depends on the density it computes,
 // J(U^n; M^{n+1})^T M^{n+1} = M^n / dt, so M(U) solves each step in M^{n+1} (the solver's
-// congestion_step: the step repeated with the drift at the last density, to the
+// congestion_step: Newton's method in M^{n+1}, FokkerPlanckFdm::step_at_own_density, to the
 // Fokker-Planck tolerance), and the products carry the density's derivatives: the forward
 // sweep's matrix is J^T with the coefficient c + c'(M) M (the step differentiated in
 // M^{n+1} too), and the backward sweep's right-hand side gains -c'(M^{n+1}) H_1(D U~^n)
-// dm^{n+1} (H_1: the Hamiltonian with coefficient 1). alpha <= 1 only: above it the flux
-// m (epsilon + m)^-alpha falls as m grows and the repeated step contracts slowly (0.94 per
-// round measured at alpha 1.5).
+// dm^{n+1} (H_1: the Hamiltonian with coefficient 1). Any alpha; above 1 the coefficient
+// c + c'(M) M is negative where M > epsilon / (alpha - 1).
 //
 // Supports the finite-difference Fokker-Planck step, the quadratic, power and congestion
-// (alpha <= 1) Hamiltonians, every coupling, diffusion of any order in (1, 2], in 1D, 2D and
+// Hamiltonians, every coupling, diffusion of any order in (1, 2], in 1D, 2D and
 // 3D, with any sides (periodic, reflecting, exits) and obstacles (as far as the game itself
 // allows them); the deck reader refuses the rest (io/deck_schema_mfg.cpp), the constructor
 // throws Error for a Problem built by hand.
@@ -110,9 +109,10 @@ struct NewtonWork {
   std::vector<VecPtr> m_eval, u_eval;              // M(U), Psi(U) at the current U
   std::vector<VecPtr> u_trial, m_trial, ut_trial;  // the trial U, M(U), Psi(U)
   std::vector<VecPtr> du;
-  VecPtr m_drift;        // congestion: the density in the Fokker-Planck step's drift
-  bool inexact = false;  // congestion: a step of the last evaluation stopped early
-  bool cached = false;   // m_eval, u_eval belong to the current state's U
+  long long congestion_newton = 0;  // congestion: the Fokker-Planck steps' Newton iterations
+  bool inexact = false;             // congestion: a step of the last evaluation stopped early
+  int inexact_run = 0;  // congestion: consecutive outer iterations with inexact evaluations
+  bool cached = false;  // m_eval, u_eval belong to the current state's U
   double cached_change_u = 0.0, cached_change_m = 0.0, cached_residual = 0.0;
   double residual = 0.0;  // ||U - Psi(U)||_2 of the last evaluation (the line search's merit)
   // The HJB and Fokker-Planck tolerances of the next evaluation, and the HJB tolerance the

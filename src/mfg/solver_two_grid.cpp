@@ -39,7 +39,6 @@ void Solver::Impl::build_two_grid() {
   for (auto* f : {&newton->m_eval, &newton->u_eval, &newton->u_trial}) {
     for (int n = 0; n < levels; ++n) f->push_back(detail::global_vec(dm));
   }
-  newton->m_drift = detail::global_vec(dm);
   two_grid = std::make_unique<detail::CoarseCorrection>(*model, problem().iteration.coarse_points);
 }
 

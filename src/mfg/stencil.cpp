@@ -144,6 +144,20 @@ void HamiltonianAtDensity::set_density(Vec m) {
   density_set_ = true;
 }
 
+void HamiltonianAtDensity::set_flux_derivative(Vec m) {
+  if (type_ != Problem::Hamiltonian::Type::congestion) return;
+  const Problem::Hamiltonian& h = model_.problem().hamiltonian;
+  const std::vector<double>& inv_c = model_.inverse_control_cost();
+  coef_.resize(inv_c.size());
+  ReadArray a(m);
+  for (std::size_t k = 0; k < coef_.size(); ++k) {
+    const double mk = std::max(a[static_cast<PetscInt>(k)], 0.0);
+    const double c = inv_c[k] * congestion_factor(mk, h.epsilon, h.alpha);
+    coef_[k] = c * (h.epsilon + (1.0 - h.alpha) * mk) / (h.epsilon + mk);
+  }
+  density_set_ = true;
+}
+
 UpwindHamiltonian HamiltonianAtDensity::stencil() const {
   UpwindHamiltonian h;
   h.coef = model_.inverse_control_cost().data();

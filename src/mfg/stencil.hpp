@@ -193,6 +193,11 @@ class HamiltonianAtDensity {
   /// congestion: the coefficients 1 / (c (epsilon + m)^alpha) at m's owned values (a global
   /// Vec of model.dm(), m >= 0); the other forms do not depend on m.
   void set_density(Vec m);
+  /// congestion: the coefficients d(m c(m))/dm = c(m) + c'(m) m = (epsilon + (1 - alpha) m) /
+  /// (c (epsilon + m)^(alpha + 1)) at m's owned values: those of the Jacobian in m of the
+  /// Fokker-Planck step whose drift is evaluated at the density it computes (negative where
+  /// alpha > 1 and m > epsilon / (alpha - 1)). The other forms: no effect. Not collective.
+  void set_flux_derivative(Vec m);
   /// The stencil's view. Throws Error for the congestion form before set_density().
   UpwindHamiltonian stencil() const;
   /// True unless the form is quadratic (the coefficient of the linearisation is not 1/c).

@@ -83,6 +83,27 @@ class FokkerPlanckFdm {
   /// stopping test is relative to the right-hand side either way.
   void step(Vec u, Vec m, const double* source, Vec m_next, Vec guess = nullptr);
 
+  /// What step_at_own_density() did: Newton iterations, the last step's relative change of
+  /// m (infinity norm), and whether it met the tolerance.
+  struct DensityStep {
+    int iterations = 0;
+    double change = 0.0;
+    bool converged = false;
+  };
+  /// The step whose drift is evaluated at the density it computes (the congestion
+  /// Hamiltonian): J(u; m_next)^T m_next = m / dt + source, by Newton's method in m_next
+  /// from guess (nullptr: m). Its Jacobian is J(u; c + c'(m_next) m_next)^T (the drift's
+  /// coefficient replaced by d(m c(m))/dm, HamiltonianAtDensity::set_flux_derivative); each
+  /// step is the longest of 1, 1/2, 1/4, ... that keeps m_next >= 0 and lowers the
+  /// residual's 2-norm (Armijo). Stops when a step changes m_next by at most tol relative to
+  /// its largest value, when the change settles below 1e-9 (the Krylov solves' accuracy, 2D),
+  /// after max_iterations, or when no step lowers the residual (converged false). m_next
+  /// holds the last iterate, scaled onto the mass balance as by step(); outflow() is its
+  /// mass leaving. For the other Hamiltonians the first Newton step is step()'s solve.
+  /// Collective.
+  DensityStep step_at_own_density(Vec u, Vec m, const double* source, Vec m_next, Vec guess,
+                                  double tol, int max_iterations);
+
   /// The Krylov solver's relative tolerance for the following steps (default 1e-12; values
   /// below it count as 1e-12). Ignored on the 1D direct path and when the options give
   /// -mfg_fp_ksp_rtol. Whatever the tolerance, step() scales m_next onto the exact discrete

@@ -58,8 +58,9 @@
 // search on ||U - Psi(U)||_2 (IterationRecord::damping holds the step length; after 6
 // rejected steps the damped fixed-point step U + damping (Psi(U) - U), with a warning). The
 // first iteration from the cold start takes the plain step Psi(U_0). Converged as below;
-// then U = Psi(U_k), M = M(U_k). Refused (Error) for the particles, the congestion
-// Hamiltonian with alpha > 1 and Anderson mixing. newton_iterations
+// then U = Psi(U_k), M = M(U_k). Refused (Error) for the particles and Anderson mixing;
+// with the congestion Hamiltonian it stops (CollectiveError) after 5 iterations in a row
+// whose Fokker-Planck steps did not all converge in m^{n+1}. newton_iterations
 // counts the HJB Newton iterations of every sweep of the iteration, the line search's too.
 // Convergence: the relative changes
 //   change_u = max_n ||u~^n - U_k^n||_2 / max_n ||u~^n||_2   (likewise m; 0 when both are 0)
