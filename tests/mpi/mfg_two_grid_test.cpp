@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -102,6 +103,38 @@ TEST(MfgTwoGrid, ConvergesToTheFixedPointSolutionInFewerIterations) {
     EXPECT_LT(du, 1e-8) << g.name;
     EXPECT_LT(dm, 1e-8) << g.name;
     EXPECT_LE(two.iterations, g.fraction * fixed.iterations) << g.name;
+  }
+}
+
+// An iteration ends the run only when its HJB steps were solved to 1e-3 x the tolerance; the
+// two-grid iteration solves an evaluation that tightly when the last two changes predict one
+// below the tolerance, so the iteration that first reaches the tolerance also ends the run
+// (the one before it is still above the tolerance, and no looser evaluation is left over).
+TEST(MfgTwoGrid, TheIterationThatReachesTheToleranceEndsTheRun) {
+  for (const Game& g : kGames) {
+    for (const char* tol : {"1.0e-6", "1.0e-9"}) {
+      const std::string deck =
+          g.deck(std::string("{method: two_grid, coarse_points: ") + g.coarse_points +
+                 ", tolerance: " + tol + ", max_iterations: MAXIT}");
+      const auto cfg = fracmfg::test::mfg_config(deck, 100);
+      mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                         fracmfg::test::quiet_logger());
+      const auto r = solver.solve();
+      ASSERT_TRUE(r.converged) << g.name << " tol " << tol;
+      const auto& h = solver.history();
+      ASSERT_GE(h.size(), 2U) << g.name;
+      const double t = std::stod(tol);
+      const auto& last = h.back();
+      const auto& before = h[h.size() - 2];
+      if (fracmfg::test::world_rank() == 0) {
+        std::printf("  %s, tolerance %s: %zu iterations, changes %.2e then %.2e\n", g.name, tol,
+                    h.size(), std::max(before.change_u, before.change_m),
+                    std::max(last.change_u, last.change_m));
+      }
+      EXPECT_LE(std::max(last.change_u, last.change_m), t) << g.name;
+      EXPECT_LE(last.newton_tolerance, std::max(1e-3 * t, 1e-12)) << g.name;
+      EXPECT_GT(std::max(before.change_u, before.change_m), t) << g.name << " tol " << tol;
+    }
   }
 }
 
