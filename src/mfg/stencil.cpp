@@ -131,6 +131,14 @@ HamiltonianAtDensity::HamiltonianAtDensity(const Model& model)
     : model_(model), type_(model.problem().hamiltonian.type) {}
 
 void HamiltonianAtDensity::set_density(Vec m) {
+  fill(m, false);
+}
+
+void HamiltonianAtDensity::set_flux_derivative(Vec m) {
+  fill(m, true);
+}
+
+void HamiltonianAtDensity::fill(Vec m, bool flux_derivative) {
   if (type_ != Problem::Hamiltonian::Type::congestion) return;
   const Problem::Hamiltonian& h = model_.problem().hamiltonian;
   const std::vector<double>& inv_c = model_.inverse_control_cost();
@@ -139,21 +147,9 @@ void HamiltonianAtDensity::set_density(Vec m) {
   for (std::size_t k = 0; k < coef_.size(); ++k) {
     // A mixed (Anderson) iterate may hold round-off below 0: counted as 0.
     const double mk = std::max(a[static_cast<PetscInt>(k)], 0.0);
-    coef_[k] = inv_c[k] * congestion_factor(mk, h.epsilon, h.alpha);
-  }
-  density_set_ = true;
-}
-
-void HamiltonianAtDensity::set_flux_derivative(Vec m) {
-  if (type_ != Problem::Hamiltonian::Type::congestion) return;
-  const Problem::Hamiltonian& h = model_.problem().hamiltonian;
-  const std::vector<double>& inv_c = model_.inverse_control_cost();
-  coef_.resize(inv_c.size());
-  ReadArray a(m);
-  for (std::size_t k = 0; k < coef_.size(); ++k) {
-    const double mk = std::max(a[static_cast<PetscInt>(k)], 0.0);
     const double c = inv_c[k] * congestion_factor(mk, h.epsilon, h.alpha);
-    coef_[k] = c * (h.epsilon + (1.0 - h.alpha) * mk) / (h.epsilon + mk);
+    // d(m c(m))/dm = c + c'(m) m, c' = -alpha c / (epsilon + m).
+    coef_[k] = flux_derivative ? c * (h.epsilon + (1.0 - h.alpha) * mk) / (h.epsilon + mk) : c;
   }
   density_set_ = true;
 }

@@ -204,6 +204,9 @@ class HamiltonianAtDensity {
   bool general() const { return type_ != Problem::Hamiltonian::Type::quadratic; }
 
  private:
+  // The coefficients at m: c(m), or c(m) + c'(m) m (flux_derivative).
+  void fill(Vec m, bool flux_derivative);
+
   const Model& model_;
   Problem::Hamiltonian::Type type_;
   std::vector<double> coef_;  // congestion
