@@ -148,6 +148,14 @@ std::string game_congestion_small_epsilon_1d(const std::string& iteration) {
                  "{type: log}", iteration);
 }
 
+// Congestion with Levy flights (periodic, order 1.5): the step's operator is the fractional
+// shell over the rows.
+std::string game_congestion_levy_1d(const std::string& iteration) {
+  return game_1d("periodic",
+                 "{type: congestion, epsilon: 0.2, alpha: 1, control_cost: \"1 + 0.5*x\"}",
+                 "{type: log}", iteration, "1.5");
+}
+
 std::string game_congestion_alpha_1_5_1d(const std::string& iteration) {
   return game_1d("reflecting",
                  "{type: congestion, epsilon: 0.2, alpha: 1.5, control_cost: \"1 + 0.5*x\"}",
@@ -301,6 +309,7 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
   EXPECT_LT(linearisation_error(game_congestion_1d(kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_congestion_2d(kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_congestion_alpha_1_5_1d(kFixed)), 1e-5);
+  EXPECT_LT(linearisation_error(game_congestion_levy_1d(kFixed)), 1e-5);
 }
 
 // The Fokker-Planck step at its own density by Newton's method in m^{n+1}
@@ -321,6 +330,7 @@ TEST(MfgNewton, StepAtOwnDensityIsTheRepeatedStepsLimit) {
       {"congestion_1d", game_congestion_1d(kFixed), 6},
       {"congestion_small_epsilon_1d", game_congestion_small_epsilon_1d(kFixed), 8},
       {"congestion_alpha_1_5_1d", game_congestion_alpha_1_5_1d(kFixed), 8},
+      {"congestion_levy_1d_order_1_5", game_congestion_levy_1d(kFixed), 8},
       {"congestion_room_exit_obstacle_2d", game_congestion_2d(kFixed), 8}};
   for (const Case& c : cases) {
     const auto cfg = fracmfg::test::mfg_config(c.deck, 4);
@@ -427,6 +437,7 @@ const Game kGames[] = {
     {"congestion_1d", game_congestion_1d},
     {"congestion_small_epsilon_1d", game_congestion_small_epsilon_1d},
     {"congestion_alpha_1_5_1d", game_congestion_alpha_1_5_1d},
+    {"congestion_levy_1d_order_1_5", game_congestion_levy_1d, "0.3"},
     {"congestion_room_exit_obstacle_2d", game_congestion_2d},
 };
 
