@@ -631,13 +631,20 @@ case_time_limit() {
   local deck=$work/long.yaml ckpt
   # The run must outlast the signal: at least 20 x LONG_SECONDS.
   long_deck "$SIGNAL_DECK" "$deck" 20
-  # Due 5 s after the start; slurmctld looks at time limits every 30 s and sends the
-  # signal up to 30 s early, so it comes within 30 s of the start (the job script passes
-  # it on no sooner than STARTUP_GRACE = 10 s after the launch).
-  submit_wait 150 --chdir="$work" --output="$work/job.out" --ntasks=2 --time=1 \
-    --signal=B:USR1@55 --export="ALL,FRACMFG=$fracmfg,MAX_CHAIN=0" \
+  # Due 45 s after the start of a two-minute job. slurmctld looks at time limits every
+  # 30 s and sends the signal up to 30 s early, so it comes 15 to 45 s after the start:
+  # late enough that the batch shell is running (a signal due 5 s after the start could
+  # be sent while the job was being launched, and was then lost) and 75 s before the limit.
+  submit_wait 170 --chdir="$work" --output="$work/job.out" --ntasks=2 --time=2 \
+    --signal=B:USR1@75 --export="ALL,FRACMFG=$fracmfg,MAX_CHAIN=0" \
     "$jobscripts/restart_chain.sbatch" "$deck"
   show_output "$work/job.out"
+  if ! grep -qF "SIGUSR1 received" "$work/job.out"; then
+    echo "---- what slurmctld and slurmd logged about job $jid"
+    grep -hE "JobId=$jid|job $jid|StepId=$jid|signal" "$cluster/log/slurmctld.log" \
+      "$cluster/log/slurmd.log" 2>/dev/null | tail -n 40 | sed 's/^/  | /'
+    echo "----"
+  fi
   if ((rc == 0)); then
     fail "the run of $deck finished before Slurm's warning signal came: the deck is too short"
   fi
