@@ -30,8 +30,8 @@ struct FokkerPlanckFdm::Impl {
   detail::RowKernels rk;
   detail::DmPtr cdm;  // the Jacobian rows as a field with row_components(dim) components
   detail::VecPtr rows_global, rows_local, u_local, rhs;
-  // step_at_own_density(): the residual, Newton's step, the trial point, a spare residual, 0.
-  detail::VecPtr resid, delta, trial, scratch, zero;
+  // step_at_own_density(): the residual, Newton's step, the trial point, a spare residual.
+  detail::VecPtr resid, delta, trial, scratch;
   detail::MatPtr a;
   detail::KspPtr ksp;
   detail::GhostBox gb;
@@ -352,12 +352,13 @@ FokkerPlanckFdm::DensityStep FokkerPlanckFdm::step_at_own_density(Vec u, Vec m,
     d.delta = detail::copy_vec(d.rhs.get());
     d.trial = detail::copy_vec(d.rhs.get());
     d.scratch = detail::copy_vec(d.rhs.get());
-    d.zero = detail::copy_vec(d.rhs.get());
-    FRACMFG_PETSC_CHECK(VecZeroEntries(d.zero.get()));
   }
   Vec x = m_next, g = d.resid.get(), delta = d.delta.get(), trial = d.trial.get();
+  const PetscInt owned = d.model.box().count();
   FRACMFG_PETSC_CHECK(VecCopy(guess != nullptr ? guess : m, x));
-  // G(y) = A(u; y) y - b, A's drift at the density y; its 2-norm.
+  // G(y) = A(u; y) y - b, A's drift at the density y; its 2-norm. The operator is left
+  // built at y: built_at_x says whether it is the one at x.
+  bool built_at_x = false;
   auto residual = [&](Vec y, Vec r) {
     d.ham.set_density(y);
     d.build(u);
@@ -372,12 +373,14 @@ FokkerPlanckFdm::DensityStep FokkerPlanckFdm::step_at_own_density(Vec u, Vec m,
   FRACMFG_PETSC_CHECK(VecNorm(d.rhs.get(), NORM_2, &bnorm));
   const double floor = 1e-13 * static_cast<double>(bnorm);
   double gnorm = residual(x, g);
+  built_at_x = true;
   if (gnorm <= floor) out.converged = true;
   double last_change = std::numeric_limits<double>::infinity();
   for (int it = 1; it <= max_iterations && !out.converged; ++it) {
     // Newton's step: A(u; c + c'(x) x) delta = G(x), the Jacobian of y -> A(u; y) y at x.
     d.ham.set_flux_derivative(x);
     d.build(u);
+    built_at_x = false;
     FRACMFG_PETSC_CHECK(VecZeroEntries(delta));
     d.linear_solve(g, delta, nullptr);
     // Backtracking: the longest step of 1, 1/2, 1/4, ... whose point, with its negative
@@ -387,7 +390,10 @@ FokkerPlanckFdm::DensityStep FokkerPlanckFdm::step_at_own_density(Vec u, Vec m,
     bool accepted = false;
     for (int cut = 0; cut < 30; ++cut, lambda *= 0.5) {
       FRACMFG_PETSC_CHECK(VecWAXPY(trial, -lambda, delta, x));
-      FRACMFG_PETSC_CHECK(VecPointwiseMax(trial, trial, d.zero.get()));
+      {
+        detail::WriteArray t(trial);
+        for (PetscInt k = 0; k < owned; ++k) t[k] = std::max(t[k], 0.0);
+      }
       gtrial = residual(trial, d.scratch.get());
       if (gtrial <= (1.0 - 1e-4 * lambda) * gnorm) {
         accepted = true;
@@ -400,6 +406,7 @@ FokkerPlanckFdm::DensityStep FokkerPlanckFdm::step_at_own_density(Vec u, Vec m,
     FRACMFG_PETSC_CHECK(VecWAXPY(delta, -1.0, trial, x));
     FRACMFG_PETSC_CHECK(VecNorm(delta, NORM_INFINITY, &step));
     FRACMFG_PETSC_CHECK(VecCopy(trial, x));
+    built_at_x = true;  // by the trial's residual
     FRACMFG_PETSC_CHECK(VecNorm(x, NORM_INFINITY, &size));
     std::swap(d.resid, d.scratch);
     g = d.resid.get();
@@ -417,8 +424,10 @@ FokkerPlanckFdm::DensityStep FokkerPlanckFdm::step_at_own_density(Vec u, Vec m,
     last_change = out.change;
   }
   // The operator at the final density (its exit rates), then the exact mass balance.
-  d.ham.set_density(x);
-  d.build(u);
+  if (!built_at_x) {
+    d.ham.set_density(x);
+    d.build(u);
+  }
   d.mass_balance(x);
   return out;
 }

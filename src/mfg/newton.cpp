@@ -207,7 +207,7 @@ struct LinearizedGame::Impl {
           const double c = inv_c[k] * congestion_factor(mk, hp.epsilon, hp.alpha);
           cprime[k] = -hp.alpha * c / (hp.epsilon + mk);
           c_lv[o + k] = c;
-          cfp_lv[o + k] = c + cprime[k] * mk;
+          cfp_lv[o + k] = kernels::congestion_flux_factor(c, mk, hp.epsilon, hp.alpha);
         }
       }
       ghost((*ut)[static_cast<std::size_t>(lv)].get(), u_local.get());

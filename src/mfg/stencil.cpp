@@ -148,8 +148,7 @@ void HamiltonianAtDensity::fill(Vec m, bool flux_derivative) {
     // A mixed (Anderson) iterate may hold round-off below 0: counted as 0.
     const double mk = std::max(a[static_cast<PetscInt>(k)], 0.0);
     const double c = inv_c[k] * congestion_factor(mk, h.epsilon, h.alpha);
-    // d(m c(m))/dm = c + c'(m) m, c' = -alpha c / (epsilon + m).
-    coef_[k] = flux_derivative ? c * (h.epsilon + (1.0 - h.alpha) * mk) / (h.epsilon + mk) : c;
+    coef_[k] = flux_derivative ? kernels::congestion_flux_factor(c, mk, h.epsilon, h.alpha) : c;
   }
   density_set_ = true;
 }

@@ -59,4 +59,11 @@ FRACMFG_HOST_DEVICE inline double congestion_factor(double m, double epsilon, do
   return pow(epsilon + m, -alpha);
 }
 
+/// f + f'(m) m for f = congestion_factor(m, epsilon, alpha): d[m f(m)]/dm, the factor of 1/c
+/// in the derivative in m of the Fokker-Planck flux m H_p (f' = -alpha f / (epsilon + m)).
+FRACMFG_HOST_DEVICE inline double congestion_flux_factor(double f, double m, double epsilon,
+                                                         double alpha) {
+  return f * (epsilon + (1.0 - alpha) * m) / (epsilon + m);
+}
+
 }  // namespace fracmfg::kernels
