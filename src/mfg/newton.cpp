@@ -635,9 +635,9 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   // recurrence's fell, then a breakdown). With the step as it is, the classical process
   // (-mfg_newton_ksp_gmres_classicalgramschmidt) gives the same iteration counts on the
   // congestion games measured; no test tells the two apart. Kept: the orthogonalisation is
-  // small next to the products; on the 10^4 x 300 Newton game (42 products, 1 rank, 6 runs
-  // alternated) modified 5.91-7.58 s, classical 5.59-8.37 s, classical with refinement
-  // where needed 6.06-7.81 s: no difference above this machine's noise.
+  // small next to the products; on the 10^4 x 300 Newton game (42 products, 1 rank,
+  // alternated) modified 5.91-7.58 s (9 runs), classical 5.59-8.37 s (6), classical with
+  // refinement where needed 6.06-7.81 s (3): no difference above this machine's noise.
   FRACMFG_PETSC_CHECK(
       KSPGMRESSetOrthogonalization(k, KSPGMRESModifiedGramSchmidtOrthogonalization));
   PC pc = nullptr;
