@@ -633,8 +633,9 @@ case_time_limit() {
   long_deck "$SIGNAL_DECK" "$deck" 20
   # Due 45 s after the start of a two-minute job. slurmctld looks at time limits every
   # 30 s and sends the signal up to 30 s early, so it comes 15 to 45 s after the start:
-  # late enough that the batch shell is running (a signal due 5 s after the start could
-  # be sent while the job was being launched, and was then lost) and 75 s before the limit.
+  # late enough that the batch shell is running and 75 s before the limit. (Due 5 s after
+  # the start, it could be sent while the job was being launched; one such job never got
+  # it, most likely for that reason: the logs below are printed if it happens again.)
   submit_wait 170 --chdir="$work" --output="$work/job.out" --ntasks=2 --time=2 \
     --signal=B:USR1@75 --export="ALL,FRACMFG=$fracmfg,MAX_CHAIN=0" \
     "$jobscripts/restart_chain.sbatch" "$deck"
