@@ -73,6 +73,22 @@ void Solver::start_from(const Solver& coarse) {
   const OwnedBox& box = d.model->box();
   const int ntc = coarse.steps(), ntf = d.model->steps();
   const double mass0 = d.model->mass(d.model->initial_density());
+  // The coarse brackets of this rank's fine coordinates, per axis (the same for every time
+  // level and field); an axis beyond the dimension has the single bracket {0, 0, 0}.
+  auto axis_brackets = [&](int axis, PetscInt start, PetscInt count) {
+    std::vector<GridBracket> b(static_cast<std::size_t>(count));
+    if (axis < gf.dim) {
+      for (PetscInt i = 0; i < count; ++i) {
+        b[static_cast<std::size_t>(i)] = bracket(gc, axis, gf.coordinate(axis, start + i));
+      }
+    }
+    return b;
+  };
+  const std::vector<GridBracket> bxs = axis_brackets(0, box.xs, box.xm);
+  const std::vector<GridBracket> bys = axis_brackets(1, box.ys, box.ym);
+  const std::vector<GridBracket> bzs = axis_brackets(2, box.zs, box.zm);
+  const auto nx = static_cast<std::size_t>(gc.points[0]);
+  const auto ny = static_cast<std::size_t>(gc.points[1]);
   for (int n = 0; n <= ntf; ++n) {
     const double s = static_cast<double>(n) * ntc / ntf;
     const int l0 = std::min(static_cast<int>(std::floor(s)), ntc);
@@ -89,28 +105,26 @@ void Solver::start_from(const Solver& coarse) {
       const std::vector<double>& c0 = levels.get(field == 1, l0);
       const std::vector<double>& c1 = levels.get(field == 1, l1);
       detail::WriteArray a(v);
-      const PetscInt nx = gc.points[0], ny = gc.points[1];
-      for (PetscInt l = 0; l < box.zm; ++l) {
-        const GridBracket bz =
-            gf.dim == 3 ? bracket(gc, 2, gf.coordinate(2, box.zs + l)) : GridBracket{};
-        for (PetscInt j = 0; j < box.ym; ++j) {
-          const GridBracket by =
-              gf.dim >= 2 ? bracket(gc, 1, gf.coordinate(1, box.ys + j)) : GridBracket{};
-          for (PetscInt i = 0; i < box.xm; ++i) {
-            const GridBracket bx = bracket(gc, 0, gf.coordinate(0, box.xs + i));
+      std::size_t k = 0;
+      for (const GridBracket& bz : bzs) {
+        for (const GridBracket& by : bys) {
+          // The four coarse rows (y lo/hi, z lo/hi) this fine row interpolates between.
+          const auto lo = static_cast<std::size_t>(bz.lo) * ny,
+                     hi = static_cast<std::size_t>(bz.hi) * ny;
+          const std::size_t r00 = (lo + static_cast<std::size_t>(by.lo)) * nx;
+          const std::size_t r01 = (lo + static_cast<std::size_t>(by.hi)) * nx;
+          const std::size_t r10 = (hi + static_cast<std::size_t>(by.lo)) * nx;
+          const std::size_t r11 = (hi + static_cast<std::size_t>(by.hi)) * nx;
+          for (const GridBracket& bx : bxs) {
             // (Tri)linear: along x, then y, then z (weights 0 beyond the dimension).
-            auto plane = [&](const std::vector<double>& f, PetscInt zl) {
-              auto row = [&](PetscInt yj) {
-                const std::size_t base = static_cast<std::size_t>((zl * ny + yj) * nx);
-                return (1 - bx.w) * f[base + static_cast<std::size_t>(bx.lo)] +
-                       bx.w * f[base + static_cast<std::size_t>(bx.hi)];
-              };
-              return (1 - by.w) * row(by.lo) + by.w * row(by.hi);
-            };
+            const auto xl = static_cast<std::size_t>(bx.lo), xh = static_cast<std::size_t>(bx.hi);
             auto at = [&](const std::vector<double>& f) {
-              return (1 - bz.w) * plane(f, bz.lo) + bz.w * plane(f, bz.hi);
+              auto row = [&](std::size_t r) { return (1 - bx.w) * f[r + xl] + bx.w * f[r + xh]; };
+              const double p0 = (1 - by.w) * row(r00) + by.w * row(r01);
+              const double p1 = (1 - by.w) * row(r10) + by.w * row(r11);
+              return (1 - bz.w) * p0 + bz.w * p1;
             };
-            a[(l * box.ym + j) * box.xm + i] = (1 - wt) * at(c0) + wt * at(c1);
+            a[static_cast<PetscInt>(k++)] = (1 - wt) * at(c0) + wt * at(c1);
           }
         }
       }
