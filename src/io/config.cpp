@@ -170,7 +170,7 @@ bool operator==(const MfgConfig& a, const MfgConfig& b) {
                     c.fokker_planck.bandwidth, c.fokker_planck.seed, c.iteration.method,
                     c.iteration.damping, c.iteration.schedule, c.iteration.anderson,
                     c.iteration.tolerance, c.iteration.max_iterations, c.iteration.coarse_levels,
-                    c.iteration.coarse_points);
+                    c.iteration.coarse_tolerance, c.iteration.coarse_points);
   };
   return key(a) == key(b) && a.diffusion_order == b.diffusion_order;
 }
@@ -330,6 +330,7 @@ MfgConfig mfg_config(const Value& root) {
   r.real("iteration.tolerance", c.iteration.tolerance);
   r.integer("iteration.max_iterations", c.iteration.max_iterations);
   r.integer("iteration.coarse_levels", c.iteration.coarse_levels);
+  r.real("iteration.coarse_tolerance", c.iteration.coarse_tolerance);
   r.integer("iteration.coarse_points", c.iteration.coarse_points);
   return c;
 }

@@ -72,7 +72,8 @@ Field mfg_schema() {
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
       real("tolerance", "stop when the changes of U and M are below this").greater_than(0).def(1.0e-8),
       integer("max_iterations", "iteration limit").at_least(1).def(200),
-      integer("coarse_levels", "grid sequencing: solve first on this many coarser grids (points and time steps halved per level, to tolerance max(tolerance, 1e-3)), start from the interpolated solution; 0: off").at_least(0).at_most(8).def(0),
+      integer("coarse_levels", "grid sequencing: solve first on this many coarser grids (points and time steps halved per level, to tolerance max(tolerance, coarse_tolerance)), start from the interpolated solution; 0: off").at_least(0).at_most(8).def(0),
+      real("coarse_tolerance", "grid sequencing: tolerance of the coarse levels (at least tolerance); 0: the method's default, 1e-3 (fixed_point, newton) or 1e-2 (two_grid)").at_least(0).at_most(0.5).def(0.0),
       integer("coarse_points", "two_grid: points per axis of the coarse grid (fewer if the grid has fewer)").at_least(4).at_most(1000000).def(128).only_when("mfg.iteration.method", {"two_grid"}),
     }),
   });

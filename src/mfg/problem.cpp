@@ -270,6 +270,8 @@ void check_problem(const Problem& p) {
         ExitCode::usage, 0);
   }
   require(it.coarse_points >= 4, "iteration.coarse_points", ">= 4", it.coarse_points);
+  require(it.coarse_tolerance >= 0.0 && it.coarse_tolerance <= 0.5, "iteration.coarse_tolerance",
+          "in [0, 0.5]", it.coarse_tolerance);
   require(it.damping > 0.0 && it.damping <= 1.0, "iteration.damping", "in (0, 1]", it.damping);
   require(it.anderson >= 0, "iteration.anderson", ">= 0", it.anderson);
   require(std::isfinite(it.tolerance) && it.tolerance > 0.0, "iteration.tolerance", "> 0",

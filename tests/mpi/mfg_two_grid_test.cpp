@@ -160,6 +160,41 @@ TEST(MfgTwoGrid, SameUAndMOnAnyRankCount) {
 
 // Interrupted after 3 iterations, checkpointed and restarted, the iteration ends at the
 // uninterrupted solution (to the tolerance: the restart's first evaluation uses a fresh
+
+// Grid sequencing under the two-grid iteration (iteration.coarse_levels; the coarse levels
+// solved to the method's default coarse tolerance, 1e-2, or to an explicit one): the same
+// solution as from the cold start, in fewer fine iterations, and the same on every rank
+// count.
+TEST(MfgTwoGrid, ACoarseStartEndsAtTheSameSolutionInFewerFineIterations) {
+  const fracmfg::test::ScopedOptions tight(kTightSolves);
+  const fracmfg::test::SubComm one(1);
+  for (const Game& g : kGames) {
+    const std::string tight_two_grid = two_grid_tight(g);
+    const std::string open = tight_two_grid.substr(0, tight_two_grid.size() - 1);
+    const Solved cold = solve_on(MPI_COMM_WORLD, g.deck(tight_two_grid));
+    for (const char* extra :
+         {", coarse_levels: 2}", ", coarse_levels: 2, coarse_tolerance: 1.0e-4}"}) {
+      const std::string deck = g.deck(open + extra);
+      const Solved warm = solve_on(MPI_COMM_WORLD, deck);
+      ASSERT_TRUE(cold.converged) << g.name;
+      ASSERT_TRUE(warm.converged) << g.name << extra;
+      const double du = fracmfg::test::relative_difference(cold.levels.u, warm.levels.u);
+      const double dm = fracmfg::test::relative_difference(cold.levels.m, warm.levels.m);
+      if (fracmfg::test::world_rank() == 0) {
+        std::printf("  %s%s: cold start %d iterations, coarse start %d; u %.2e, m %.2e\n", g.name,
+                    extra, cold.iterations, warm.iterations, du, dm);
+      }
+      EXPECT_LT(du, 1e-8) << g.name << extra;
+      EXPECT_LT(dm, 1e-8) << g.name << extra;
+      EXPECT_LT(warm.iterations, cold.iterations) << g.name << extra;
+      if (one.comm == MPI_COMM_NULL) continue;
+      const Solved single = solve_on(one.comm, deck);
+      EXPECT_EQ(single.iterations, warm.iterations) << g.name << extra;
+      EXPECT_LT(fracmfg::test::relative_difference(single.levels.u, warm.levels.u), 1e-10);
+      EXPECT_LT(fracmfg::test::relative_difference(single.levels.m, warm.levels.m), 1e-10);
+    }
+  }
+}
 // iteration's HJB tolerance).
 TEST(MfgTwoGrid, RestartFromACheckpointEndsAtTheSameSolution) {
   const fracmfg::test::SharedTempDir dir("fracmfg-two-grid");

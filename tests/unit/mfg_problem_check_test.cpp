@@ -41,6 +41,9 @@ TEST(MfgProblemCheck, NumbersOutOfTheirDeckRangesNameTheMember) {
   p = {};
   p.iteration.max_iterations = 0;
   EXPECT_EQ(error_of(p), "problem.iteration.max_iterations: must be >= 1, but is 0");
+  p = {};
+  p.iteration.coarse_tolerance = 0.7;
+  EXPECT_EQ(error_of(p), "problem.iteration.coarse_tolerance: must be in [0, 0.5], but is 0.7");
 }
 
 }  // namespace
