@@ -9,14 +9,16 @@
 #   perf/mfg_scaling.sh build-rel small        # only the 51 x 51 game
 #
 # Arguments: build directory (default build-mfg-rel); which cases (default "small large 2d
-# scaling newton"). The case newton measures Newton's method (iteration.method newton)
+# scaling newton two_grid"). The case newton measures Newton's method (iteration.method newton)
 # against the damped fixed point, alternately in one process (bench_mfg -method both), with
-# the machine's load average before and after. Extra bench_mfg options go in BENCH_ARGS (e.g. BENCH_ARGS="-anderson 3").
+# the machine's load average before and after. The case two_grid runs the 10^4 x 10^3 game
+# by the fixed point, the two-grid iteration, the two-grid iteration from 4 coarse levels and
+# the same with a 512-point coarse grid, one after the other, ROUNDS times (default 3). Extra bench_mfg options go in BENCH_ARGS (e.g. BENCH_ARGS="-anderson 3").
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-build-mfg-rel}"
-cases="${2:-small large 2d scaling newton}"
+cases="${2:-small large 2d scaling newton two_grid}"
 [[ "$build" = /* ]] || build="$here/$build"
 bench="$build/perf/bench_mfg"
 if [[ ! -x "$bench" ]]; then
@@ -73,8 +75,18 @@ for c in $cases; do
       run 2 -problem crowd2d -points 256 -steps 100 -tol 1e-30 -damping 0.3 -max_it 2 -method both
       echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
       ;;
+    two_grid)
+      game=(-problem crowd1d -points 10000 -steps 1000 -tol 1e-6)
+      for ((r = 1; r <= ${ROUNDS:-3}; ++r)); do
+        echo "round $r, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+        run 1 "${game[@]}"
+        run 1 "${game[@]}" -method two_grid
+        run 1 "${game[@]}" -method two_grid -coarse_levels 4
+        run 1 "${game[@]}" -method two_grid -coarse_levels 4 -coarse_points 512
+      done
+      ;;
     *)
-      echo "mfg_scaling.sh: unknown case '$c' (small, large, 2d, scaling, newton)" >&2
+      echo "mfg_scaling.sh: unknown case '$c' (small, large, 2d, scaling, newton, two_grid)" >&2
       exit 2
       ;;
   esac
