@@ -139,24 +139,13 @@ void Solver::start_from(const Solver& coarse) {
 
 namespace {
 
-// The tolerance of the coarse levels (iteration.coarse_tolerance; 0: the method's default).
-// The two-grid iteration starts each finer level from a change of 0.1-0.3 whatever the
-// coarser one was solved to (the levels' discrete solutions differ by that much on the 1D
-// crowd game, whose log coupling is steep in the density's tails) and removes it in a few
-// iterations, so 1e-2 suffices there; the damped fixed point contracts by 1 - damping per
-// iteration and is started closer (docs/performance.md, grid sequencing).
-double coarse_tolerance(const io::MfgConfig::Iteration& it) {
-  if (it.coarse_tolerance > 0.0) return it.coarse_tolerance;
-  return it.method == io::MfgConfig::Iteration::Method::two_grid ? 1e-2 : 1e-3;
-}
-
 // The game of `fine` with the points per axis and the time steps divided by 2^level, solved
-// to max(tolerance, coarse_tolerance) with the finite-difference Fokker-Planck equation.
+// to coarse_level_tolerance(fine) with the finite-difference Fokker-Planck equation.
 Problem coarse_problem(const Problem& fine, int level) {
   Problem c = fine;
   for (auto& p : c.grid.points) p >>= level;
   c.time.steps = std::max(1, fine.time.steps >> level);
-  c.iteration.tolerance = std::max(fine.iteration.tolerance, coarse_tolerance(fine.iteration));
+  c.iteration.tolerance = coarse_level_tolerance(fine);
   c.iteration.coarse_levels = 0;
   c.fokker_planck.method = io::MfgConfig::FokkerPlanck::Method::fdm;
   return c;

@@ -281,4 +281,13 @@ void check_problem(const Problem& p) {
           it.coarse_levels);
 }
 
+double coarse_level_tolerance(const Problem& p) {
+  const auto& it = p.iteration;
+  const double coarse =
+      it.coarse_tolerance > 0.0
+          ? it.coarse_tolerance
+          : (it.method == io::MfgConfig::Iteration::Method::two_grid ? 1e-2 : 1e-3);
+  return std::max(it.tolerance, coarse);
+}
+
 }  // namespace fracmfg::mfg

@@ -1,8 +1,8 @@
 // The two-grid iteration of the coupled game (iteration.method two_grid, src/mfg/two_grid.hpp):
 // it converges to the fixed point's discrete solution (to the tolerance) in fewer outer
-// iterations, gives the same fields and iteration counts on 1, 2 and 3 ranks, resumes from a
-// checkpoint and survives a re-split of the grid, and the deck reader refuses what it does
-// not support (2D, 3D, fractional diffusion, obstacles, particles). 1D periodic, and
+// iterations (also from coarser grids), gives the same fields and iteration counts on 1, 2 and 3
+// ranks, resumes from a checkpoint and survives a re-split of the grid, and the deck reader refuses
+// what it does not support (2D, 3D, fractional diffusion, obstacles, particles). 1D periodic, and
 // reflecting with an exit; quadratic and power Hamiltonians, log and power couplings.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -158,11 +158,8 @@ TEST(MfgTwoGrid, SameUAndMOnAnyRankCount) {
   }
 }
 
-// Interrupted after 3 iterations, checkpointed and restarted, the iteration ends at the
-// uninterrupted solution (to the tolerance: the restart's first evaluation uses a fresh
-
 // Grid sequencing under the two-grid iteration (iteration.coarse_levels; the coarse levels
-// solved to the method's default coarse tolerance, 1e-2, or to an explicit one): the same
+// solved to the two-grid default, 1e-2 (unit.mfg_problem_check_test), or to 1e-4): the same
 // solution as from the cold start, in fewer fine iterations, and the same on every rank
 // count.
 TEST(MfgTwoGrid, ACoarseStartEndsAtTheSameSolutionInFewerFineIterations) {
@@ -172,11 +169,11 @@ TEST(MfgTwoGrid, ACoarseStartEndsAtTheSameSolutionInFewerFineIterations) {
     const std::string tight_two_grid = two_grid_tight(g);
     const std::string open = tight_two_grid.substr(0, tight_two_grid.size() - 1);
     const Solved cold = solve_on(MPI_COMM_WORLD, g.deck(tight_two_grid));
+    ASSERT_TRUE(cold.converged) << g.name;
     for (const char* extra :
          {", coarse_levels: 2}", ", coarse_levels: 2, coarse_tolerance: 1.0e-4}"}) {
       const std::string deck = g.deck(open + extra);
       const Solved warm = solve_on(MPI_COMM_WORLD, deck);
-      ASSERT_TRUE(cold.converged) << g.name;
       ASSERT_TRUE(warm.converged) << g.name << extra;
       const double du = fracmfg::test::relative_difference(cold.levels.u, warm.levels.u);
       const double dm = fracmfg::test::relative_difference(cold.levels.m, warm.levels.m);
@@ -195,6 +192,9 @@ TEST(MfgTwoGrid, ACoarseStartEndsAtTheSameSolutionInFewerFineIterations) {
     }
   }
 }
+
+// Interrupted after 3 iterations, checkpointed and restarted, the iteration ends at the
+// uninterrupted solution (to the tolerance: the restart's first evaluation uses a fresh
 // iteration's HJB tolerance).
 TEST(MfgTwoGrid, RestartFromACheckpointEndsAtTheSameSolution) {
   const fracmfg::test::SharedTempDir dir("fracmfg-two-grid");

@@ -46,4 +46,20 @@ TEST(MfgProblemCheck, NumbersOutOfTheirDeckRangesNameTheMember) {
   EXPECT_EQ(error_of(p), "problem.iteration.coarse_tolerance: must be in [0, 0.5], but is 0.7");
 }
 
+// Grid sequencing's coarse levels: max(tolerance, coarse_tolerance), the method's default at 0.
+TEST(MfgProblemCheck, CoarseLevelToleranceFollowsTheMethod) {
+  using Method = fracmfg::io::MfgConfig::Iteration::Method;
+  mfg::Problem p;
+  p.iteration.tolerance = 1e-8;
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
+  p.iteration.method = Method::newton;
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
+  p.iteration.method = Method::two_grid;
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-2);
+  p.iteration.coarse_tolerance = 1e-4;
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-4);
+  p.iteration.tolerance = 1e-3;  // never below the fine tolerance
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
+}
+
 }  // namespace

@@ -168,6 +168,13 @@ struct Problem {
 /// Not collective (every rank holding the same problem throws the same error).
 void check_problem(const Problem& problem);
 
+/// Grid sequencing (iteration.coarse_levels): the tolerance each coarse level is solved to,
+/// max(tolerance, coarse_tolerance), where coarse_tolerance 0 stands for the method's
+/// default: 1e-3 for the fixed point and Newton, 1e-2 for the two-grid iteration (each finer
+/// level's first two-grid iteration starts from a change of 0.1-0.3 whatever the coarser one
+/// was solved to; docs/performance.md, "From coarser grids").
+double coarse_level_tolerance(const Problem& problem);
+
 /// The game of a deck's `mfg` section: the formulas become Fields named after their deck
 /// keys ("mfg.coupling.potential", ...), evaluated in bulk at the same points as the
 /// formulas, so results equal those of the deck. Throws core::ExpressionError for a formula
