@@ -10,8 +10,9 @@
 // Options: -problem crowd1d | crowd2d | crowd3d, -coupling log | power | nonlocal (crowd1d),
 // -points N (per axis), -steps N_t, -tol, -method fixed_point | newton | two_grid | both | all
 // (both: the fixed point and Newton alternately, rep by rep, one summary each; all: the three),
-// -coarse_points N (two_grid's coarse grid, default 128), -damping, -anderson p, -max_it,
-// -coarse_levels L (grid sequencing, the solve time includes the coarse solves), -particles N (0:
+// -coarse_points N (two_grid's coarse grid, default 0: automatic), -damping, -anderson p, -max_it,
+// -coarse_levels L (grid sequencing, default -1: the method's; the solve time includes the coarse
+// solves), -particles N (0:
 // the finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
 // printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games
 // of inputs/crowd_1d.yaml (periodic, log coupling), inputs/crowd_2d.yaml and
@@ -144,8 +145,8 @@ int run(fracmfg::core::Environment& env) {
       const auto cfg =
           fracmfg::io::Deck::from_string(
               deck(problem, option_string("-coupling", "log"), points, steps, tol, damping,
-                   anderson, max_it, option_int("-particles", 0), option_int("-coarse_levels", 0),
-                   methods[which], option_int("-coarse_points", 128)),
+                   anderson, max_it, option_int("-particles", 0), option_int("-coarse_levels", -1),
+                   methods[which], option_int("-coarse_points", 0)),
               "bench.yaml")
               .mfg();
       Stats& st = all[which];

@@ -72,9 +72,9 @@ Field mfg_schema() {
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
       real("tolerance", "stop when the changes of U and M are below this").greater_than(0).def(1.0e-8),
       integer("max_iterations", "iteration limit").at_least(1).def(200),
-      integer("coarse_levels", "grid sequencing: solve first on this many coarser grids (points and time steps halved per level, to tolerance max(tolerance, coarse_tolerance)), start from the interpolated solution; 0: off").at_least(0).at_most(8).def(0),
+      integer("coarse_levels", "grid sequencing: solve first on this many coarser grids (points and time steps halved per level, to tolerance max(tolerance, coarse_tolerance)), start from the interpolated solution; 0: off; -1: the method's default, 0 (fixed_point, newton) or two_grid's levels down to its coarse grid (each keeping at least coarse_points points per axis)").at_least(-1).at_most(8).def(-1),
       real("coarse_tolerance", "grid sequencing: tolerance of the coarse levels (at least tolerance); 0: the method's default, 1e-3 (fixed_point, newton) or 1e-2 (two_grid)").at_least(0).at_most(0.5).def(0.0),
-      integer("coarse_points", "two_grid: points per axis of the coarse grid (fewer if the grid has fewer)").at_least(4).at_most(1000000).def(128).only_when("mfg.iteration.method", {"two_grid"}),
+      integer("coarse_points", "two_grid: points per axis of the coarse grid (fewer if the grid has fewer), 0 or at least 4; 0: automatic, 128, or under grid sequencing (coarse_levels not 0) the larger of 128 and points / 20").at_least(0).at_most(1000000).def(0).only_when("mfg.iteration.method", {"two_grid"}),
     }),
   });
 }
@@ -225,7 +225,7 @@ void check_mfg_boundaries(const Value& mfg, const std::string& file) {
   }
   if (obstacle == nullptr) return;
   const Value& levels = mfg.at("iteration.coarse_levels");
-  if (levels.integer > 0) {
+  if (levels.integer > 0) {  // -1 (the default) means 0 for every method an obstacle allows
     fail(file, levels.pos, levels.path,
          "grid sequencing does not support mfg.domain.obstacle (the coarse grids would not "
          "resolve it); use 0");
@@ -373,6 +373,12 @@ void check_mfg(const Value& root, const std::string& file) {
     // and 3D games measured its coarse grid did not resolve the slow modes, and with
     // fractional diffusion the undamped iteration diverges.
     if (iteration_method.text == "two_grid") {
+      const Value& coarse = mfg.at("iteration.coarse_points");
+      if (coarse.integer > 0 && coarse.integer < 4) {
+        fail(file, coarse.pos, coarse.path,
+             "expected 0 (automatic) or an integer in [4, 1000000], got " +
+                 std::to_string(coarse.integer));
+      }
       // Measured on a 1D corridor game (200 x 100, alpha 1): with half the points as coarse
       // grid the coarse GMRES did not converge in 200 iterations and the change of u stayed
       // at 0.93; with the quadratic Hamiltonian the same game converged in 20 iterations.

@@ -147,6 +147,7 @@ Problem coarse_problem(const Problem& fine, int level) {
   c.time.steps = std::max(1, fine.time.steps >> level);
   c.iteration.tolerance = coarse_level_tolerance(fine);
   c.iteration.coarse_levels = 0;
+  c.iteration.coarse_points = coarse_points(fine);
   c.fokker_planck.method = io::MfgConfig::FokkerPlanck::Method::fdm;
   return c;
 }
@@ -154,7 +155,7 @@ Problem coarse_problem(const Problem& fine, int level) {
 // Coarse levels that keep at least 4 points per axis.
 int usable_coarse_levels(const Problem& fine) {
   int levels = 0;
-  while (levels < fine.iteration.coarse_levels &&
+  while (levels < coarse_levels(fine) &&
          std::all_of(fine.grid.points.begin(), fine.grid.points.end(),
                      [&](int p) { return (p >> (levels + 1)) >= 4; })) {
     ++levels;
@@ -168,8 +169,8 @@ void Solver::start_coarse() {
   Impl& d = *impl_;
   const Problem& fine = d.problem();
   const int levels = usable_coarse_levels(fine);
-  if (levels < fine.iteration.coarse_levels) {
-    d.log.info("mfg: coarse start with ", levels, " of the ", fine.iteration.coarse_levels,
+  if (levels < coarse_levels(fine)) {
+    d.log.info("mfg: coarse start with ", levels, " of the ", coarse_levels(fine),
                " coarse levels asked for (a coarser grid would have fewer than 4 points per axis)");
   }
   if (levels == 0) return;

@@ -250,7 +250,7 @@ void check_problem(const Problem& p) {
     }
   }
   const io::MfgConfig::Iteration& it = p.iteration;
-  if (obstacle && it.coarse_levels > 0) {
+  if (obstacle && coarse_levels(p) > 0) {
     throw core::CollectiveError(
         "problem.iteration.coarse_levels: grid sequencing does not support an obstacle; use 0",
         ExitCode::usage, 0);
@@ -269,7 +269,8 @@ void check_problem(const Problem& p) {
         "quadratic or power Hamiltonian; use fixed_point or newton",
         ExitCode::usage, 0);
   }
-  require(it.coarse_points >= 4, "iteration.coarse_points", ">= 4", it.coarse_points);
+  require(it.coarse_points == 0 || it.coarse_points >= 4, "iteration.coarse_points",
+          "0 (automatic) or >= 4", it.coarse_points);
   require(it.coarse_tolerance >= 0.0 && it.coarse_tolerance <= 0.5, "iteration.coarse_tolerance",
           "in [0, 0.5]", it.coarse_tolerance);
   require(it.damping > 0.0 && it.damping <= 1.0, "iteration.damping", "in (0, 1]", it.damping);
@@ -277,8 +278,31 @@ void check_problem(const Problem& p) {
   require(std::isfinite(it.tolerance) && it.tolerance > 0.0, "iteration.tolerance", "> 0",
           it.tolerance);
   require(it.max_iterations >= 1, "iteration.max_iterations", ">= 1", it.max_iterations);
-  require(it.coarse_levels >= 0 && it.coarse_levels <= 8, "iteration.coarse_levels", "in [0, 8]",
+  require(it.coarse_levels >= -1 && it.coarse_levels <= 8, "iteration.coarse_levels", "in [-1, 8]",
           it.coarse_levels);
+}
+
+int coarse_points(const Problem& p) {
+  const auto& it = p.iteration;
+  if (it.coarse_points > 0) return it.coarse_points;
+  constexpr int kCoarsePoints = 128;
+  if (it.coarse_levels == 0) return kCoarsePoints;
+  int finest = 0;
+  for (const int n : p.grid.points) finest = std::max(finest, n);
+  return std::max(kCoarsePoints, finest / 20);
+}
+
+int coarse_levels(const Problem& p) {
+  const auto& it = p.iteration;
+  if (it.coarse_levels >= 0) return it.coarse_levels;
+  if (it.method != io::MfgConfig::Iteration::Method::two_grid) return 0;
+  const int coarse = coarse_points(p);
+  int levels = 0;
+  while (levels < 8 && std::all_of(p.grid.points.begin(), p.grid.points.end(),
+                                   [&](int n) { return (n >> (levels + 1)) >= coarse; })) {
+    ++levels;
+  }
+  return levels;
 }
 
 double coarse_level_tolerance(const Problem& p) {

@@ -466,7 +466,7 @@ SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
   Impl& d = *impl_;
   SolveResult r;
   const double t0 = MPI_Wtime();
-  if (d.history.empty() && !d.warm && d.problem().iteration.coarse_levels > 0) start_coarse();
+  if (d.history.empty() && !d.warm && coarse_levels(d.problem()) > 0) start_coarse();
   const int max_it = d.problem().iteration.max_iterations;
   while (!d.converged && iterations() < max_it) {
     const IterationRecord rec = iterate();

@@ -39,7 +39,7 @@ void Solver::Impl::build_two_grid() {
   for (auto* f : {&newton->m_eval, &newton->u_eval, &newton->u_trial}) {
     for (int n = 0; n < levels; ++n) f->push_back(detail::global_vec(dm));
   }
-  two_grid = std::make_unique<detail::CoarseCorrection>(*model, problem().iteration.coarse_points);
+  two_grid = std::make_unique<detail::CoarseCorrection>(*model, coarse_points(problem()));
 }
 
 IterationRecord Solver::Impl::two_grid_iterate() {
@@ -95,7 +95,7 @@ IterationRecord Solver::Impl::two_grid_iterate() {
       throw core::CollectiveError("mfg iteration " + std::to_string(it) +
                                       ": the two-grid correction failed (" + e.what() +
                                       "); raise mfg.iteration.coarse_points (now " +
-                                      std::to_string(problem().iteration.coarse_points) +
+                                      std::to_string(coarse_points(problem())) +
                                       ") or use mfg.iteration.method: fixed_point",
                                   e.exit_code(), e.origin_rank());
     }

@@ -68,9 +68,11 @@ std::string fixed_tight(const Game& g) {
          ", tolerance: 1.0e-10, max_iterations: MAXIT}";
 }
 
-std::string two_grid_tight(const Game& g) {
+// From the cold start (coarse_levels 0; the default would start these games from one
+// coarse level, down to the 40-point coarse grid).
+std::string two_grid_tight(const Game& g, const std::string& more = ", coarse_levels: 0") {
   return std::string("{method: two_grid, coarse_points: ") + g.coarse_points +
-         ", tolerance: 1.0e-10, max_iterations: MAXIT}";
+         ", tolerance: 1.0e-10, max_iterations: MAXIT" + more + "}";
 }
 
 using Solved = fracmfg::test::SolvedGame;
@@ -115,7 +117,7 @@ TEST(MfgTwoGrid, TheIterationThatReachesTheToleranceEndsTheRun) {
     for (const char* tol : {"1.0e-6", "1.0e-9"}) {
       const std::string deck =
           g.deck(std::string("{method: two_grid, coarse_points: ") + g.coarse_points +
-                 ", tolerance: " + tol + ", max_iterations: MAXIT}");
+                 ", tolerance: " + tol + ", max_iterations: MAXIT, coarse_levels: 0}");
       const auto cfg = fracmfg::test::mfg_config(deck, 100);
       mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                          fracmfg::test::quiet_logger());
@@ -161,18 +163,27 @@ TEST(MfgTwoGrid, SameUAndMOnAnyRankCount) {
 // Grid sequencing under the two-grid iteration (iteration.coarse_levels; the coarse levels
 // solved to the two-grid default, 1e-2 (unit.mfg_problem_check_test), or to 1e-4): the same
 // solution as from the cold start, in fewer fine iterations, and the same on every rank
-// count.
+// count. The default coarse_levels (-1) is the coarse start down to the coarse grid: one
+// level on these 80-point games with 40 coarse points, the same run as coarse_levels 1.
 TEST(MfgTwoGrid, ACoarseStartEndsAtTheSameSolutionInFewerFineIterations) {
   const fracmfg::test::ScopedOptions tight(kTightSolves);
   const fracmfg::test::SubComm one(1);
   for (const Game& g : kGames) {
-    const std::string tight_two_grid = two_grid_tight(g);
-    const std::string open = tight_two_grid.substr(0, tight_two_grid.size() - 1);
-    const Solved cold = solve_on(MPI_COMM_WORLD, g.deck(tight_two_grid));
+    const Solved cold = solve_on(MPI_COMM_WORLD, g.deck(two_grid_tight(g)));
     ASSERT_TRUE(cold.converged) << g.name;
+    const Solved by_default = solve_on(MPI_COMM_WORLD, g.deck(two_grid_tight(g, "")));
+    const Solved one_level =
+        solve_on(MPI_COMM_WORLD, g.deck(two_grid_tight(g, ", coarse_levels: 1")));
+    if (fracmfg::test::world_rank() == 0) {
+      std::printf("  %s: default coarse levels %d iterations, coarse_levels 1 %d\n", g.name,
+                  by_default.iterations, one_level.iterations);
+    }
+    EXPECT_EQ(by_default.iterations, one_level.iterations) << g.name;
+    EXPECT_LT(fracmfg::test::relative_difference(by_default.levels.u, one_level.levels.u), 1e-10);
+    EXPECT_LT(by_default.iterations, cold.iterations) << g.name;
     for (const char* extra :
-         {", coarse_levels: 2}", ", coarse_levels: 2, coarse_tolerance: 1.0e-4}"}) {
-      const std::string deck = g.deck(open + extra);
+         {", coarse_levels: 2", ", coarse_levels: 2, coarse_tolerance: 1.0e-4"}) {
+      const std::string deck = g.deck(two_grid_tight(g, extra));
       const Solved warm = solve_on(MPI_COMM_WORLD, deck);
       ASSERT_TRUE(warm.converged) << g.name << extra;
       const double du = fracmfg::test::relative_difference(cold.levels.u, warm.levels.u);

@@ -44,6 +44,13 @@ TEST(MfgProblemCheck, NumbersOutOfTheirDeckRangesNameTheMember) {
   p = {};
   p.iteration.coarse_tolerance = 0.7;
   EXPECT_EQ(error_of(p), "problem.iteration.coarse_tolerance: must be in [0, 0.5], but is 0.7");
+  p = {};
+  p.iteration.coarse_levels = -2;
+  EXPECT_EQ(error_of(p), "problem.iteration.coarse_levels: must be in [-1, 8], but is -2");
+  p = {};
+  p.iteration.coarse_points = 3;
+  EXPECT_EQ(error_of(p),
+            "problem.iteration.coarse_points: must be 0 (automatic) or >= 4, but is 3");
 }
 
 // Grid sequencing's coarse levels: max(tolerance, coarse_tolerance), the method's default at 0.
@@ -60,6 +67,46 @@ TEST(MfgProblemCheck, CoarseLevelToleranceFollowsTheMethod) {
   EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-4);
   p.iteration.tolerance = 1e-3;  // never below the fine tolerance
   EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
+}
+
+// The coarse levels and the two-grid coarse grid at their defaults (-1, 0): no coarse start for
+// the fixed point and Newton; under the two-grid iteration the halvings that keep at least the
+// coarse grid, whose size is 128, or points / 20 with a coarse start; explicit values as given.
+TEST(MfgProblemCheck, CoarseLevelsAndCoarsePointsFollowTheMethodAndTheGrid) {
+  using Method = fracmfg::io::MfgConfig::Iteration::Method;
+  mfg::Problem p;
+  p.grid.points = {10000};
+  EXPECT_EQ(p.iteration.coarse_levels, -1);
+  EXPECT_EQ(p.iteration.coarse_points, 0);
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.iteration.method = Method::newton;
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.iteration.method = Method::two_grid;
+  EXPECT_EQ(mfg::coarse_points(p), 500);  // 10000 / 20
+  EXPECT_EQ(mfg::coarse_levels(p), 4);    // 5000, 2500, 1250, 625 >= 500; 312 < 500
+  p.iteration.coarse_levels = 0;          // the cold start: the default coarse grid is 128
+  EXPECT_EQ(mfg::coarse_points(p), 128);
+  p.iteration.coarse_levels = 2;
+  EXPECT_EQ(mfg::coarse_points(p), 500);
+  EXPECT_EQ(mfg::coarse_levels(p), 2);
+  p.iteration.coarse_levels = -1;
+  p.iteration.coarse_points = 1000;  // explicit: levels down to it
+  EXPECT_EQ(mfg::coarse_points(p), 1000);
+  EXPECT_EQ(mfg::coarse_levels(p), 3);  // 5000, 2500, 1250
+  p.iteration.coarse_points = 0;
+  p.grid.points = {2000};  // 2000 / 20 < 128: levels down to 128 points (1000, 500, 250)
+  EXPECT_EQ(mfg::coarse_points(p), 128);
+  EXPECT_EQ(mfg::coarse_levels(p), 3);
+  p.grid.points = {255};  // fewer than 2 x 128 points: no coarse start
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.grid.points = {1 << 20};            // at most 8 levels
+  EXPECT_EQ(mfg::coarse_levels(p), 4);  // 52428 points: 2^20 >> 5 = 32768 < 52428
+  p.iteration.coarse_points = 4;
+  EXPECT_EQ(mfg::coarse_levels(p), 8);
+  p.grid.points = {600, 300};  // every axis keeps the coarse grid (the finest sets its size)
+  p.iteration.coarse_points = 0;
+  EXPECT_EQ(mfg::coarse_points(p), 128);
+  EXPECT_EQ(mfg::coarse_levels(p), 1);  // 300 / 2 = 150 >= 128, 75 < 128
 }
 
 }  // namespace

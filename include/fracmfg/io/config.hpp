@@ -144,14 +144,16 @@ struct MfgConfig {
     int max_iterations = 200;
     /// Grid sequencing: the game is first solved on this many coarser grids (each halving
     /// the points per axis and the time steps) and the fine iteration starts from the
-    /// interpolated solution; 0: start from u = 0, m(t) = m0.
-    int coarse_levels = 0;
+    /// interpolated solution; 0: start from u = 0, m(t) = m0; -1: the method's default
+    /// (mfg::coarse_levels: 0, or for two_grid the levels down to its coarse grid). In [-1, 8].
+    int coarse_levels = -1;
     /// Grid sequencing: each coarse level is solved to max(tolerance, coarse_tolerance); 0:
     /// the method's default, 1e-3 (fixed_point, newton) or 1e-2 (two_grid, which removes
     /// the levels' remaining difference in a few fine iterations). In [0, 0.5].
     double coarse_tolerance = 0.0;
-    /// two_grid: points per axis of the coarse grid (min(points, coarse_points)), >= 4.
-    int coarse_points = 128;
+    /// two_grid: points per axis of the coarse grid (min(points, coarse_points)), >= 4; 0:
+    /// automatic (mfg::coarse_points: 128, or points / 20 when larger under grid sequencing).
+    int coarse_points = 0;
   };
 
   Domain domain;

@@ -19,10 +19,12 @@
 // vectors: 16 (N_t + 1) bytes per local grid point; Anderson acceleration of depth p keeps
 // 2p + 4 more copies of the whole state). Start: U = 0, M^n = m0 at every level.
 //
-// Grid sequencing (iteration.coarse_levels = L > 0): before the first iteration, solve()
-// solves the same game on L coarser grids, from the coarsest (points per axis and time steps
-// divided by 2^L) to the finest (divided by 2), each to max(tolerance, 1e-3) with the
-// finite-difference Fokker-Planck equation and started from the one below, and starts from
+// Grid sequencing (L = mfg::coarse_levels(problem) > 0: iteration.coarse_levels, or at its
+// default -1 the method's, 0 except for the two-grid iteration): before the first
+// iteration, solve() solves the same game on L coarser grids, from the coarsest (points per
+// axis and time steps divided by 2^L) to the finest (divided by 2), each to
+// mfg::coarse_level_tolerance(problem) with the finite-difference Fokker-Planck equation (and
+// the fine game's two-grid coarse grid) and started from the one below, and starts from
 // the interpolation of the last (start_from): linear in time, linear / bilinear in space
 // (periodic axes wrap, on reflecting axes the value beyond the outermost coarse cell
 // centres is held), each M^n (n >= 1) rescaled to the mass of m0, M^0 = m0. Levels that
