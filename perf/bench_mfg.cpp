@@ -12,11 +12,11 @@
 // (both: the fixed point and Newton alternately, rep by rep, one summary each; all: the three),
 // -coarse_points N (two_grid's coarse grid, default 0: automatic), -damping, -anderson p, -max_it,
 // -coarse_levels L (grid sequencing, default -1: the method's; the solve time includes the coarse
-// solves), -particles N (0:
-// the finite-difference Fokker-Planck solver), -reps (solves timed; the minimum and median are
-// printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*). The problems are the games
-// of inputs/crowd_1d.yaml (periodic, log coupling), inputs/crowd_2d.yaml and
-// inputs/crowd_3d.yaml (reflecting, log coupling, obstacle potential) on the given grid.
+// solves), -particles N (0: the finite-difference Fokker-Planck solver), -reps (solves timed; the
+// minimum and median are printed), and any PETSc option of the solvers (-mfg_hjb_*, -mfg_fp_*).
+// The problems are the games of inputs/crowd_1d.yaml (periodic, log coupling),
+// inputs/crowd_2d.yaml and inputs/crowd_3d.yaml (reflecting, log coupling, obstacle potential)
+// on the given grid.
 #include <mpi.h>
 #include <petscsys.h>
 
