@@ -250,7 +250,9 @@ void check_problem(const Problem& p) {
     }
   }
   const io::MfgConfig::Iteration& it = p.iteration;
-  if (obstacle && coarse_levels(p) > 0) {
+  // An explicit count: the default (-1) starts from coarse levels only under two_grid, which
+  // is refused with an obstacle below, by its own message.
+  if (obstacle && it.coarse_levels > 0) {
     throw core::CollectiveError(
         "problem.iteration.coarse_levels: grid sequencing does not support an obstacle; use 0",
         ExitCode::usage, 0);

@@ -445,6 +445,16 @@ TEST(MfgBoundaryProblem, LibraryProblemsAreRefusedLikeDecks) {
   p.iteration.coarse_levels = 0;
   p.diffusion_order = 1.5;
   EXPECT_NE(problem_error(p).find("problem.diffusion_order"), std::string::npos);
+  // The two-grid iteration's default coarse start (coarse_levels -1, 2 levels on 512 x 512
+  // points) is not what an obstacle refuses: the method is.
+  p.diffusion_order = 2.0;
+  p.iteration.coarse_levels = -1;
+  p.iteration.method = fracmfg::io::MfgConfig::Iteration::Method::two_grid;
+  p.grid.points = {512, 512};
+  ASSERT_EQ(mfg::coarse_levels(p), 2);
+  EXPECT_EQ(problem_error(p),
+            "problem.iteration.method: two_grid does not support an obstacle; use fixed_point or "
+            "newton");
 }
 
 }  // namespace
