@@ -3,10 +3,11 @@
 
     /usr/bin/python3 perf/mfg_spectrum.py FILE:POINTS:STEPS [FILE:POINTS:STEPS ...]
 
-For each matrix: the range of the real parts, the largest imaginary part, the largest
-eigenvalues by modulus and how many exceed 0.5, 0.1 and 0.01 in modulus (the modes the
-undamped iteration U <- Psi(U) does not damp fast; the two-grid iteration corrects them on
-a coarse grid, docs/design.md section 5)."""
+FILE is written by bench_mfg_spectrum; POINTS is the points per time level (a 2D game of
+N x N points: N^2). For each matrix: the range of the real parts, the largest imaginary
+part, the largest eigenvalues by modulus and how many exceed 0.5, 0.1 and 0.01 in modulus
+(the modes the undamped iteration U <- Psi(U) does not damp fast; the two-grid iteration
+corrects them on a coarse grid, docs/design.md section 5)."""
 import sys
 
 import numpy as np
