@@ -67,7 +67,7 @@ Field mfg_schema() {
     }),
     section("iteration", "Iteration between the two equations.", {
       choice("method", {"fixed_point", "newton", "two_grid"}, "fixed_point: damped fixed point (damping, schedule, anderson); newton: Newton's method on the coupled system, GMRES preconditioned by the backward and forward sweeps, with a line search; two_grid: the undamped iteration with a coarse-grid correction of its slow modes (coarse_points; 1D, diffusion_order 2, no obstacle, not congestion); newton and two_grid need fdm and anderson 0").def("fixed_point"),
-      real("damping", "weight of the new density in the update (newton: of its fallback step)").greater_than(0).at_most(1).def(0.5),
+      real("damping", "weight of the new u and m in the update: the fixed point contracts at 1 - damping, up to the game's largest stable damping (user guide, Choosing the damping; newton: the weight of its fallback step)").greater_than(0).at_most(1).def(0.5),
       choice("schedule", {"fixed", "fictitious_play"}, "fixed: constant damping; fictitious_play: weight 1/(k+1) at iteration k").def("fixed"),
       integer("anderson", "Anderson acceleration depth; 0: off").at_least(0).def(0),
       real("tolerance", "stop when the changes of U and M are below this").greater_than(0).def(1.0e-8),

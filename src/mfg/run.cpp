@@ -90,12 +90,13 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
   // 5. Report.
   const SolveResult& result = summary.result;
   if (!result.converged) {
-    throw core::CollectiveError(
-        "mfg: no convergence in " + std::to_string(result.iterations) +
-            " iterations (relative change of u " + std::to_string(result.change_u) + ", of m " +
-            std::to_string(result.change_m) + ", tolerance " +
-            std::to_string(config.iteration.tolerance) + "); results written to " + output.file,
-        ExitCode::numerical, 0);
+    throw core::CollectiveError("mfg: no convergence in " + std::to_string(result.iterations) +
+                                    " iterations (relative change of u " +
+                                    std::to_string(result.change_u) + ", of m " +
+                                    std::to_string(result.change_m) + ", tolerance " +
+                                    std::to_string(config.iteration.tolerance) + "); " +
+                                    result.advice + "; results written to " + output.file,
+                                ExitCode::numerical, 0);
   }
   return summary;
 }

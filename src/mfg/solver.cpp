@@ -319,6 +319,12 @@ IterationRecord Solver::Impl::iterate() {
   converged =
       rec.change_u <= tol && rec.change_m <= tol && newton_tol <= std::max(1e-3 * tol, 1e-12);
   report(rec);
+  if (!damping_warned && !converged) {
+    if (stable_damping_estimate()) {
+      damping_warned = true;
+      log.warn("mfg iteration ", it, ": ", advice());
+    }
+  }
   return rec;
 }
 
@@ -376,6 +382,97 @@ int Solver::Impl::iterations_left() const {
   // Below the tolerance but solved too loosely: one more, tighter iteration.
   if (*left == 0) return std::min(1, max_left);
   return *left;
+}
+
+std::optional<double> Solver::Impl::stable_damping_estimate() const {
+  constexpr int kWindow = 5;
+  const int k = static_cast<int>(history.size());
+  if (newton || two_grid || k < kWindow + 3) return std::nullopt;
+  const auto change = [&](int i) {
+    const IterationRecord& r = history[static_cast<std::size_t>(i)];
+    return std::max(r.change_u, r.change_m);
+  };
+  const double theta = history.back().damping;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+  for (int i = k - kWindow; i < k; ++i) {
+    const IterationRecord& r = history[static_cast<std::size_t>(i)];
+    const IterationRecord& p = history[static_cast<std::size_t>(i - 1)];
+    if (r.anderson || r.damping != theta || p.damping != theta || !(change(i) < 0.1) ||
+        !(change(i - 1) > 0.0)) {
+      return std::nullopt;
+    }
+    const double q = change(i) / change(i - 1);
+    lo = std::min(lo, q);
+    hi = std::max(hi, q);
+  }
+  // A steady rate (the slowest mode has emerged), clearly slower than 1 - theta.
+  const double rho = std::pow(change(k - 1) / change(k - 1 - kWindow), 1.0 / kWindow);
+  const double s = 1.0 - theta;
+  if (!(theta > 0.0 && theta < 1.0) || !(hi < 1.15 * lo) || !(rho > s + 0.05 && rho < 1.0)) {
+    return std::nullopt;
+  }
+  const double a_min = -(rho + s) * (rho + s) / (rho * theta * theta);
+  return 2.0 / (1.0 + std::sqrt(1.0 - a_min));
+}
+
+std::string Solver::Impl::advice() const {
+  const int k = static_cast<int>(history.size());
+  if (converged) return {};
+  const double theta = problem().iteration.damping;
+  const bool damped =
+      !newton && !two_grid &&
+      problem().iteration.schedule != io::MfgConfig::Iteration::Schedule::fictitious_play;
+  const std::string guide = " (docs/user_guide.md, \"Choosing the damping\")";
+  std::ostringstream os;
+  if (const std::optional<double> star = stable_damping_estimate()) {
+    // Two digits, rounded down, 5 % inside the estimate.
+    const double suggest = std::floor(95.0 * *star) / 100.0;
+    const double rho = std::pow(std::max(history[static_cast<std::size_t>(k - 1)].change_u,
+                                         history[static_cast<std::size_t>(k - 1)].change_m) /
+                                    std::max(history[static_cast<std::size_t>(k - 6)].change_u,
+                                             history[static_cast<std::size_t>(k - 6)].change_m),
+                                0.2);
+    os << "the change falls by " << fmt(rho)
+       << " per iteration, slower than 1 - damping = " << fmt(1.0 - history.back().damping)
+       << ": the damping " << fmt(history.back().damping)
+       << " is above this game's largest stable damping, which that rate puts at " << fmt(*star)
+       << "; mfg.iteration.damping " << fmt(suggest) << " would contract at about "
+       << fmt(1.0 - suggest) << " per iteration" << guide;
+    return os.str();
+  }
+  if (k < 3) {
+    os << "too few iterations to judge the contraction; raise mfg.iteration.max_iterations";
+    return os.str();
+  }
+  const int w = std::min(10, k - 1);
+  const auto change = [&](int i) {
+    const IterationRecord& r = history[static_cast<std::size_t>(i)];
+    return std::max(r.change_u, r.change_m);
+  };
+  const double before = change(k - 1 - w), now = change(k - 1);
+  const double tol = problem().iteration.tolerance;
+  // Contracting: at most 0.99 per iteration (a 2-cycle's changes may creep down by 0.998).
+  const double rho = now > 0.0 && std::isfinite(now) ? std::pow(now / before, 1.0 / w) : 1.0;
+  if (rho < 0.99) {
+    const double left = std::ceil(std::log(tol / now) / std::log(rho));
+    os << "the change fell by " << fmt(rho) << " per iteration over the last " << w
+       << " iterations; about " << (std::isfinite(left) ? std::max(left, 1.0) : 1.0)
+       << " more would reach the tolerance: raise mfg.iteration.max_iterations";
+    if (damped && theta < 0.5 && std::abs(rho - (1.0 - theta)) < 0.05) {
+      os << " (the damped fixed point contracts at 1 - damping = " << fmt(1.0 - theta)
+         << "; a larger damping contracts faster, up to the game's largest stable damping" << guide
+         << ")";
+    }
+    return os.str();
+  }
+  os << "the change did not fall appreciably over the last " << w << " iterations (" << fmt(before)
+     << " to " << fmt(now) << ")";
+  if (damped) {
+    os << ": the fixed point stalls or oscillates when its damping is above the game's largest "
+          "stable damping; try mfg.iteration.damping "
+       << fmt(theta / 2.0) << " or mfg.iteration.anderson" << guide;
+  }
+  return os.str();
 }
 
 Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, core::Logger log)
@@ -495,8 +592,9 @@ SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
   if (r.converged) {
     d.log.info("mfg: converged after ", r.iterations, " iterations (", fmt(r.seconds), " s)");
   } else {
+    r.advice = d.advice();
     d.log.warn("mfg: not converged after ", r.iterations, " iterations (change u ", fmt(r.change_u),
-               ", m ", fmt(r.change_m), ")");
+               ", m ", fmt(r.change_m), "): ", r.advice);
   }
   return r;
 }

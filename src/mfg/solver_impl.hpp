@@ -161,6 +161,17 @@ struct Solver::Impl {
                                              std::vector<double> norms_m) const;
   void report(const IterationRecord& rec);
   int iterations_left() const;
+  // The damped fixed point contracts at exactly 1 - theta on every mode while theta is below
+  // the game's largest stable damping theta* = 2 / (1 + sqrt(1 - a_min)) (a_min the most
+  // negative eigenvalue of the linearised game; docs/performance.md, "The damped fixed
+  // point's rate and its largest damping"); above it the slowest mode contracts at a rate
+  // rho > 1 - theta, from which a_min = -(rho + 1 - theta)^2 / (rho theta^2). theta* from the
+  // last iterations when they show that (a steady rate clearly above 1 - theta, changes
+  // below 0.1, constant damping, no Anderson mixing); nullopt otherwise.
+  std::optional<double> stable_damping_estimate() const;
+  // The one-line diagnosis of an unconverged solve (SolveResult::advice).
+  std::string advice() const;
+  bool damping_warned = false;  // the estimate above was logged (once per solver)
 };
 
 }  // namespace fracmfg::mfg

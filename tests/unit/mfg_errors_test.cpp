@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
@@ -15,6 +17,8 @@
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/solver.hpp"
+#include "mfg/newton.hpp"
+#include "mfg/petsc_handles.hpp"
 
 namespace {
 
@@ -142,6 +146,109 @@ TEST(MfgVerdicts, FixedPointThatDoesNotSettleIsStillReported) {
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.iterations, 30);
   EXPECT_GT(std::max(r.change_u, r.change_m), 0.1);
+  // The verdict says why, and what to change.
+  EXPECT_NE(r.advice.find("the change did not fall appreciably over the last 10 iterations"),
+            std::string::npos)
+      << r.advice;
+  EXPECT_NE(r.advice.find("try mfg.iteration.damping 0.5 or mfg.iteration.anderson"),
+            std::string::npos)
+      << r.advice;
+}
+
+// The crowd game of perf/bench_mfg_spectrum (100 points x 40 steps, log coupling).
+std::string crowd(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n"
+         "  grid: {points: [100]}\n  time: {horizon: 1.0, steps: 40}\n  diffusion: 0.05\n"
+         "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
+         "  initial_density: \"exp(-(x-0.3)^2/0.005)\"\n  iteration: {" +
+         iteration + "}\n";
+}
+
+double number_after(const std::string& text, const std::string& key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string::npos) return -1.0;
+  return std::stod(text.substr(at + key.size()));
+}
+
+TEST(MfgVerdicts, ADampingAboveTheLargestStableOneIsNamedWithTheDampingItsRateImplies) {
+  // The damped fixed point contracts at exactly 1 - theta up to theta* = 2 / (1 +
+  // sqrt(1 - a_min)), a_min the most negative eigenvalue of the linearised game K; above it
+  // the slowest mode's rate rho > 1 - theta gives a_min back (docs/performance.md, "The damped
+  // fixed point's rate and its largest damping"). Here a_min comes independently from the
+  // power iteration on K at the solution.
+  const auto cfg = fracmfg::io::Deck::from_string(
+                       crowd("damping: 0.5, tolerance: 1.0e-10, max_iterations: 200"), "k.yaml")
+                       .mfg();
+  mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
+  ASSERT_TRUE(solver.solve().converged);
+  const mfg::Model& model = solver.model();
+  std::vector<mfg::detail::VecPtr> u, m;
+  for (int n = 0; n <= solver.steps(); ++n) {
+    u.push_back(mfg::detail::global_vec(model.dm()));
+    m.push_back(mfg::detail::global_vec(model.dm()));
+    FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u.back().get()));
+    FRACMFG_PETSC_CHECK(VecCopy(solver.m(n), m.back().get()));
+  }
+  mfg::detail::LinearizedGame game(model);
+  game.linearise(&u, &u, &m);
+  const std::size_t size = 100 * 41;
+  std::vector<double> x(size), y(size);
+  for (std::size_t i = 0; i < size; ++i) x[i] = std::sin(0.37 * static_cast<double>(i) + 1.0);
+  double norm = 0.0;
+  for (int it = 0; it < 80; ++it) {
+    game.apply(x.data(), y.data());  // y = (I - K) x
+    double kk = 0.0, xx = 0.0;
+    for (std::size_t i = 0; i < size; ++i) {
+      y[i] = x[i] - y[i];
+      kk += y[i] * y[i];
+      xx += x[i] * x[i];
+    }
+    norm = std::sqrt(kk / xx);
+    x.swap(y);
+  }
+  const double a_min = -norm;  // -4.894 (perf/mfg_spectrum.py: every eigenvalue in [-4.894, 0])
+  EXPECT_NEAR(a_min, -4.894, 0.02);
+  const double theta_star = 2.0 / (1.0 + std::sqrt(1.0 - a_min));
+
+  // Damping 0.6 > theta* = 0.583: the slowest mode contracts at about 0.75, not 0.4.
+  const mfg::SolveResult above =
+      solve(crowd("damping: 0.6, tolerance: 1.0e-8, max_iterations: 30"));
+  ASSERT_FALSE(above.converged);
+  EXPECT_NE(above.advice.find("the damping 0.6 is above this game's largest stable damping"),
+            std::string::npos)
+      << above.advice;
+  const double estimate = number_after(above.advice, "which that rate puts at ");
+  EXPECT_NEAR(estimate, theta_star, 0.02) << above.advice;
+  const double suggested = number_after(above.advice, "mfg.iteration.damping ");
+  EXPECT_LT(suggested, theta_star) << above.advice;
+  EXPECT_GT(suggested, 0.9 * theta_star) << above.advice;
+
+  // The suggested damping contracts at 1 - damping and converges.
+  const fracmfg::io::Deck deck = fracmfg::io::Deck::from_string(
+      crowd("damping: " + std::to_string(suggested) + ", tolerance: 1.0e-8, max_iterations: 60"),
+      "suggested.yaml");
+  mfg::Solver again(PETSC_COMM_WORLD, mfg::problem_from_config(deck.mfg()), nullptr,
+                    fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
+  ASSERT_TRUE(again.solve().converged);
+  const auto& h = again.history();
+  const std::size_t k = h.size();
+  ASSERT_GE(k, 12u);
+  const double rate = std::pow(std::max(h[k - 1].change_u, h[k - 1].change_m) /
+                                   std::max(h[k - 6].change_u, h[k - 6].change_m),
+                               0.2);
+  EXPECT_NEAR(rate, 1.0 - suggested, 0.05);
+
+  // Below theta*, short of iterations: the contraction and the iterations still needed.
+  const mfg::SolveResult short_run =
+      solve(crowd("damping: 0.3, tolerance: 1.0e-8, max_iterations: 25"));
+  ASSERT_FALSE(short_run.converged);
+  EXPECT_NEAR(number_after(short_run.advice, "the change fell by "), 0.7, 0.03) << short_run.advice;
+  EXPECT_NE(short_run.advice.find("more would reach the tolerance: raise "
+                                  "mfg.iteration.max_iterations (the damped fixed point contracts "
+                                  "at 1 - damping = 0.7"),
+            std::string::npos)
+      << short_run.advice;
 }
 
 }  // namespace

@@ -131,6 +131,10 @@ struct SolveResult {
   double change_u = 0.0;
   double change_m = 0.0;
   double seconds = 0.0;  ///< wall time of this solve() call
+  /// Not converged: what the last iterations' changes suggest (the contraction and the
+  /// iterations still needed, or a damping above the game's largest stable damping, with
+  /// the damping that rate implies); empty when converged.
+  std::string advice;
 };
 
 /// Checkpointing during solve(): every `every` outer iterations (0: never) to `file`; the
