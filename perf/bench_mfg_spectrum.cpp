@@ -79,12 +79,7 @@ int run(fracmfg::core::Environment& env) {
   const mfg::Model& model = solver.model();
   const int levels = static_cast<int>(steps) + 1;
   std::vector<mfg::detail::VecPtr> u, m;
-  for (int n = 0; n < levels; ++n) {
-    u.push_back(mfg::detail::global_vec(model.dm()));
-    m.push_back(mfg::detail::global_vec(model.dm()));
-    FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u.back().get()));
-    FRACMFG_PETSC_CHECK(VecCopy(solver.m(n), m.back().get()));
-  }
+  mfg::detail::copy_solution(solver, u, m);
   mfg::detail::LinearizedGame game(model);
   game.linearise(&u, &u, &m);
   const auto per_level = static_cast<std::size_t>(points) * (two_d ? points : 1);

@@ -706,4 +706,16 @@ int LinearizedGame::solve(std::vector<VecPtr>& du, double rtol) {
   return static_cast<int>(its);
 }
 
+void copy_solution(const Solver& solver, std::vector<VecPtr>& u, std::vector<VecPtr>& m) {
+  DM dm = solver.model().dm();
+  u.clear();
+  m.clear();
+  for (int n = 0; n <= solver.steps(); ++n) {
+    u.push_back(global_vec(dm));
+    m.push_back(global_vec(dm));
+    FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u.back().get()));
+    FRACMFG_PETSC_CHECK(VecCopy(solver.m(n), m.back().get()));
+  }
+}
+
 }  // namespace fracmfg::mfg::detail

@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "fracmfg/mfg/model.hpp"
+#include "fracmfg/mfg/solver.hpp"
 #include "mfg/petsc_handles.hpp"
 
 namespace fracmfg::mfg::detail {
@@ -119,5 +120,10 @@ struct NewtonWork {
   // current evaluation was solved to (the convergence test needs 1e-3 x the outer one).
   double tolerance = 1e-3, fp_tolerance = 1e-6, evaluation_tolerance = 1e-3;
 };
+
+/// Copies of the solver's U^n and M^n (n = 0..N) in u and m (replaced), for
+/// LinearizedGame::linearise(&u, &u, &m) at a solution of the game (U = Psi(U), M = M(U)):
+/// the linearised game's spectrum in perf/bench_mfg_spectrum and the tests. Collective.
+void copy_solution(const Solver& solver, std::vector<VecPtr>& u, std::vector<VecPtr>& m);
 
 }  // namespace fracmfg::mfg::detail

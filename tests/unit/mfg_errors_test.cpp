@@ -182,15 +182,9 @@ TEST(MfgVerdicts, ADampingAboveTheLargestStableOneIsNamedWithTheDampingItsRateIm
   mfg::Solver solver(PETSC_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::core::Logger(0, fracmfg::core::LogLevel::error, false));
   ASSERT_TRUE(solver.solve().converged);
-  const mfg::Model& model = solver.model();
   std::vector<mfg::detail::VecPtr> u, m;
-  for (int n = 0; n <= solver.steps(); ++n) {
-    u.push_back(mfg::detail::global_vec(model.dm()));
-    m.push_back(mfg::detail::global_vec(model.dm()));
-    FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u.back().get()));
-    FRACMFG_PETSC_CHECK(VecCopy(solver.m(n), m.back().get()));
-  }
-  mfg::detail::LinearizedGame game(model);
+  mfg::detail::copy_solution(solver, u, m);
+  mfg::detail::LinearizedGame game(solver.model());
   game.linearise(&u, &u, &m);
   const std::size_t size = 100 * 41;
   std::vector<double> x(size), y(size);
