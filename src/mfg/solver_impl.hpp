@@ -166,8 +166,8 @@ struct Solver::Impl {
   // negative eigenvalue of the linearised game; docs/performance.md, "The damped fixed
   // point's rate and its largest damping"); above it the slowest mode contracts at a rate
   // rho > 1 - theta, from which a_min = -(rho + 1 - theta)^2 / (rho theta^2). theta* from the
-  // last iterations when they show that (a steady rate clearly above 1 - theta, changes
-  // below 0.1, constant damping, no Anderson mixing); nullopt otherwise.
+  // last iterations when they show that (a steady rate closer to 1 than to 1 - theta,
+  // changes below 0.1, constant damping, no Anderson mixing); nullopt otherwise.
   std::optional<double> stable_damping_estimate() const;
   // The one-line diagnosis of an unconverged solve (SolveResult::advice).
   std::string advice() const;
