@@ -1,5 +1,6 @@
 #include "fracmfg/mfg/run.hpp"
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -90,13 +91,14 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
   // 5. Report.
   const SolveResult& result = summary.result;
   if (!result.converged) {
-    throw core::CollectiveError("mfg: no convergence in " + std::to_string(result.iterations) +
-                                    " iterations (relative change of u " +
-                                    std::to_string(result.change_u) + ", of m " +
-                                    std::to_string(result.change_m) + ", tolerance " +
-                                    std::to_string(config.iteration.tolerance) + "); " +
-                                    result.advice + "; results written to " + output.file,
-                                ExitCode::numerical, 0);
+    // Three significant digits: std::to_string would print a tolerance of 1e-8 as 0.000000.
+    std::ostringstream os;
+    os.precision(3);
+    os << "mfg: no convergence in " << result.iterations << " iterations (relative change of u "
+       << result.change_u << ", of m " << result.change_m << ", tolerance "
+       << config.iteration.tolerance << "); " << result.advice << "; results written to "
+       << output.file;
+    throw core::CollectiveError(os.str(), ExitCode::numerical, 0);
   }
   return summary;
 }

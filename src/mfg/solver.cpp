@@ -384,7 +384,7 @@ int Solver::Impl::iterations_left() const {
   return *left;
 }
 
-std::optional<double> Solver::Impl::stable_damping_estimate() const {
+std::optional<Solver::Impl::DampingEstimate> Solver::Impl::stable_damping_estimate() const {
   constexpr int kWindow = 5;
   const int k = static_cast<int>(history.size());
   if (newton || two_grid || k < kWindow + 3) return std::nullopt;
@@ -411,12 +411,11 @@ std::optional<double> Solver::Impl::stable_damping_estimate() const {
   // is 0.32), so a rate just above 1 - theta is no evidence.
   const double rho = std::pow(change(k - 1) / change(k - 1 - kWindow), 1.0 / kWindow);
   const double s = 1.0 - theta;
-  if (!(theta > 0.0 && theta < 1.0) || !(hi < 1.15 * lo) ||
-      !(rho > 0.5 * (1.0 + s) && rho < 1.0)) {
+  if (!(theta > 0.0 && theta < 1.0) || !(hi < 1.15 * lo) || !(rho > 0.5 * (1.0 + s) && rho < 1.0)) {
     return std::nullopt;
   }
   const double a_min = -(rho + s) * (rho + s) / (rho * theta * theta);
-  return 2.0 / (1.0 + std::sqrt(1.0 - a_min));
+  return DampingEstimate{rho, 2.0 / (1.0 + std::sqrt(1.0 - a_min))};
 }
 
 std::string Solver::Impl::advice() const {
@@ -428,20 +427,15 @@ std::string Solver::Impl::advice() const {
       problem().iteration.schedule != io::MfgConfig::Iteration::Schedule::fictitious_play;
   const std::string guide = " (docs/user_guide.md, \"Choosing the damping\")";
   std::ostringstream os;
-  if (const std::optional<double> star = stable_damping_estimate()) {
+  if (const std::optional<DampingEstimate> e = stable_damping_estimate()) {
     // Two digits, rounded down, 5 % inside the estimate.
-    const double suggest = std::floor(95.0 * *star) / 100.0;
-    const double rho = std::pow(std::max(history[static_cast<std::size_t>(k - 1)].change_u,
-                                         history[static_cast<std::size_t>(k - 1)].change_m) /
-                                    std::max(history[static_cast<std::size_t>(k - 6)].change_u,
-                                             history[static_cast<std::size_t>(k - 6)].change_m),
-                                0.2);
-    os << "the change falls by " << fmt(rho)
+    const double suggest = std::floor(95.0 * e->largest) / 100.0;
+    os << "the change falls by " << fmt(e->rate)
        << " per iteration, slower than 1 - damping = " << fmt(1.0 - history.back().damping)
        << ": the damping " << fmt(history.back().damping)
-       << " is above this game's largest stable damping, which that rate puts at " << fmt(*star)
-       << "; mfg.iteration.damping " << fmt(suggest) << " would contract at about "
-       << fmt(1.0 - suggest) << " per iteration" << guide;
+       << " is above this game's largest stable damping, which that rate puts at "
+       << fmt(e->largest) << "; mfg.iteration.damping " << fmt(suggest)
+       << " would contract at about " << fmt(1.0 - suggest) << " per iteration" << guide;
     return os.str();
   }
   if (k < 3) {

@@ -168,7 +168,11 @@ struct Solver::Impl {
   // rho > 1 - theta, from which a_min = -(rho + 1 - theta)^2 / (rho theta^2). theta* from the
   // last iterations when they show that (a steady rate closer to 1 than to 1 - theta,
   // changes below 0.1, constant damping, no Anderson mixing); nullopt otherwise.
-  std::optional<double> stable_damping_estimate() const;
+  struct DampingEstimate {
+    double rate = 0.0;     // rho, the mean factor per iteration over the window
+    double largest = 0.0;  // theta*
+  };
+  std::optional<DampingEstimate> stable_damping_estimate() const;
   // The one-line diagnosis of an unconverged solve (SolveResult::advice).
   std::string advice() const;
   bool damping_warned = false;  // the estimate above was logged (once per solver)
