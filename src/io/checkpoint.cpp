@@ -324,6 +324,12 @@ std::vector<std::int64_t> CheckpointReader::read_array_block_int64(const std::st
   return read_array_int64(name, offset, count);
 }
 
+bool CheckpointReader::has_scalar(const std::string& name) const {
+  detail::H5ErrorSilencer quiet;
+  detail::H5Group g = detail::open_group(impl_->id(), "/scalars", impl_->path);
+  return detail::attribute_exists(g.get(), name, detail::where(impl_->path, "/scalars"));
+}
+
 double CheckpointReader::scalar_double(const std::string& name) const {
   detail::H5ErrorSilencer quiet;
   impl_->require_scalar(name);

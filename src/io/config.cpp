@@ -55,8 +55,9 @@ const Words<Mfg::Coupling::Type, 3> kCoupling{{{Mfg::Coupling::Type::log, "log"}
                                                {Mfg::Coupling::Type::nonlocal, "nonlocal"}}};
 const Words<Mfg::FokkerPlanck::Method, 2> kFpMethod{
     {{Mfg::FokkerPlanck::Method::fdm, "fdm"}, {Mfg::FokkerPlanck::Method::particles, "particles"}}};
-const Words<Mfg::Iteration::Method, 3> kIterationMethod{
-    {{Mfg::Iteration::Method::fixed_point, "fixed_point"},
+const Words<Mfg::Iteration::Method, 4> kIterationMethod{
+    {{Mfg::Iteration::Method::automatic, "auto"},
+     {Mfg::Iteration::Method::fixed_point, "fixed_point"},
      {Mfg::Iteration::Method::newton, "newton"},
      {Mfg::Iteration::Method::two_grid, "two_grid"}}};
 const Words<Mfg::Iteration::Schedule, 2> kSchedule{

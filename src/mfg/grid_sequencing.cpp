@@ -140,9 +140,12 @@ void Solver::start_from(const Solver& coarse) {
 namespace {
 
 // The game of `fine` with the points per axis and the time steps divided by 2^level, solved
-// to coarse_level_tolerance(fine) with the finite-difference Fokker-Planck equation.
-Problem coarse_problem(const Problem& fine, int level) {
+// to coarse_level_tolerance(fine) with the finite-difference Fokker-Planck equation; its
+// method is auto again where the fine solve's was.
+Problem coarse_problem(const Problem& fine, int level, bool automatic) {
   Problem c = fine;
+  // Under iteration.method auto each level resolves (and may fall back) on its own.
+  if (automatic) c.iteration.method = io::MfgConfig::Iteration::Method::automatic;
   for (auto& p : c.grid.points) p >>= level;
   c.time.steps = std::max(1, fine.time.steps >> level);
   c.iteration.tolerance = coarse_level_tolerance(fine);
@@ -181,7 +184,7 @@ void Solver::start_coarse() {
   }
   std::unique_ptr<Solver> previous;
   for (int level = levels; level >= 1; --level) {
-    const Problem c = coarse_problem(fine, level);
+    const Problem c = coarse_problem(fine, level, d.automatic);
     auto next = std::make_unique<Solver>(d.comm, c, d.selector, quiet);
     if (previous) next->start_from(*previous);
     const double t0 = MPI_Wtime();

@@ -284,6 +284,22 @@ void check_problem(const Problem& p) {
           it.coarse_levels);
 }
 
+io::MfgConfig::Iteration::Method resolved_method(const Problem& p) {
+  using Method = io::MfgConfig::Iteration::Method;
+  const io::MfgConfig::Iteration& it = p.iteration;
+  if (it.method != Method::automatic) return it.method;
+  // What the deck reader allows two_grid (check_problem above, check_mfg in the schema),
+  // and the fixed point's own settings untouched: a deck that tunes the damping, the
+  // schedule or Anderson mixing asks for the fixed point.
+  const bool applies = p.dimension() == 1 && p.diffusion_order >= 2.0 && p.obstacle.is_zero() &&
+                       p.hamiltonian.type != Problem::Hamiltonian::Type::congestion &&
+                       p.fokker_planck.method == io::MfgConfig::FokkerPlanck::Method::fdm;
+  const bool fixed_point_defaults = it.damping == io::MfgConfig::Iteration::kDefaultDamping &&
+                                    it.schedule == io::MfgConfig::Iteration::Schedule::fixed &&
+                                    it.anderson == 0;
+  return applies && fixed_point_defaults ? Method::two_grid : Method::fixed_point;
+}
+
 int coarse_points(const Problem& p) {
   const auto& it = p.iteration;
   if (it.coarse_points > 0) return it.coarse_points;
@@ -297,7 +313,7 @@ int coarse_points(const Problem& p) {
 int coarse_levels(const Problem& p) {
   const auto& it = p.iteration;
   if (it.coarse_levels >= 0) return it.coarse_levels;
-  if (it.method != io::MfgConfig::Iteration::Method::two_grid) return 0;
+  if (resolved_method(p) != io::MfgConfig::Iteration::Method::two_grid) return 0;
   const int coarse = coarse_points(p);
   int levels = 0;
   while (levels < 8 && std::all_of(p.grid.points.begin(), p.grid.points.end(),
@@ -312,7 +328,7 @@ double coarse_level_tolerance(const Problem& p) {
   const double coarse =
       it.coarse_tolerance > 0.0
           ? it.coarse_tolerance
-          : (it.method == io::MfgConfig::Iteration::Method::two_grid ? 1e-2 : 1e-3);
+          : (resolved_method(p) == io::MfgConfig::Iteration::Method::two_grid ? 1e-2 : 1e-3);
   return std::max(it.tolerance, coarse);
 }
 

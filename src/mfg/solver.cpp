@@ -157,17 +157,14 @@ void Solver::Impl::blend(Vec fresh, Vec old, double t, double& change2, double& 
 // iteration solved to 1e-3 times the outer tolerance (see iterate()).
 double Solver::Impl::newton_tolerance() const {
   if (history.empty()) return 1e-3;
-  const IterationRecord& last = history.back();
-  const double change = std::max(last.change_u, last.change_m);
-  return std::clamp(1e-3 * change, 1e-12, 1e-3);
+  return std::clamp(1e-3 * change_of(history.size() - 1), 1e-12, 1e-3);
 }
 
 // The Fokker-Planck solves likewise (2D Krylov; FokkerPlanckFdm keeps the mass exact and
 // m >= 0 at any tolerance): 1e-4 x the last change, between 1e-12 and 1e-6.
 double Solver::Impl::fp_tolerance() const {
   if (history.empty()) return 1e-6;
-  const IterationRecord& last = history.back();
-  return std::clamp(1e-4 * std::max(last.change_u, last.change_m), 1e-12, 1e-6);
+  return std::clamp(1e-4 * change_of(history.size() - 1), 1e-12, 1e-6);
 }
 
 // Newton's start for HJB level n: the current U^n, or, while the fixed point is far from
@@ -196,9 +193,29 @@ void Solver::Impl::finish_record(IterationRecord& rec, double t0, long long newt
 }
 
 IterationRecord Solver::Impl::iterate() {
-  if (two_grid) {
+  if (two_grid && !automatic) {
     const ViewersOff viewers_off(skip_viewers);
     return two_grid_iterate();
+  }
+  if (two_grid) {
+    // iteration.method auto: the fixed point takes over where the two-grid iteration fails
+    // (a diverging change, a coarse solve that breaks down, a negative density) or is slow.
+    std::optional<IterationRecord> rec;
+    std::string why;
+    try {
+      const ViewersOff viewers_off(skip_viewers);
+      rec = two_grid_iterate();
+    } catch (const core::CollectiveError& e) {
+      if (e.exit_code() != ExitCode::numerical) throw;
+      why = e.what();
+    }
+    if (rec && !converged && two_grid_slow()) {
+      why = "its change fell by less than " + fmt(kSlowRate) + " per iteration over the last " +
+            std::to_string(kSlowWindow) + " iterations (smallest " + fmt(best_change) + ")";
+    }
+    if (rec && why.empty()) return *rec;
+    fall_back_to_fixed_point(why);
+    if (rec) return *rec;
   }
   if (newton) {
     const ViewersOff viewers_off(skip_viewers);
@@ -320,9 +337,9 @@ IterationRecord Solver::Impl::iterate() {
       rec.change_u <= tol && rec.change_m <= tol && newton_tol <= std::max(1e-3 * tol, 1e-12);
   report(rec);
   if (!damping_warned && !converged) {
-    if (stable_damping_estimate()) {
+    if (const std::optional<DampingEstimate> e = stable_damping_estimate()) {
       damping_warned = true;
-      log.warn("mfg iteration ", it, ": ", advice());
+      log.warn("mfg iteration ", it, ": ", advice(e));
     }
   }
   return rec;
@@ -374,10 +391,7 @@ int Solver::Impl::iterations_left() const {
   const int k = static_cast<int>(history.size());
   const int max_left = problem().iteration.max_iterations - k;
   const double tol = problem().iteration.tolerance;
-  std::vector<double> changes;
-  changes.reserve(history.size());
-  for (const IterationRecord& r : history) changes.push_back(std::max(r.change_u, r.change_m));
-  const std::optional<int> left = core::iterations_to_tolerance(changes, tol, max_left);
+  const std::optional<int> left = core::iterations_to_tolerance(changes(), tol, max_left);
   if (!left) return -1;
   // Below the tolerance but solved too loosely: one more, tighter iteration.
   if (*left == 0) return std::min(1, max_left);
@@ -388,20 +402,16 @@ std::optional<Solver::Impl::DampingEstimate> Solver::Impl::stable_damping_estima
   constexpr int kWindow = 5;
   const int k = static_cast<int>(history.size());
   if (newton || two_grid || k < kWindow + 3) return std::nullopt;
-  const auto change = [&](int i) {
-    const IterationRecord& r = history[static_cast<std::size_t>(i)];
-    return std::max(r.change_u, r.change_m);
-  };
   const double theta = history.back().damping;
   double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
   for (int i = k - kWindow; i < k; ++i) {
     const IterationRecord& r = history[static_cast<std::size_t>(i)];
     const IterationRecord& p = history[static_cast<std::size_t>(i - 1)];
-    if (r.anderson || r.damping != theta || p.damping != theta || !(change(i) < 0.1) ||
-        !(change(i - 1) > 0.0)) {
+    if (r.anderson || r.damping != theta || p.damping != theta || !(change_of(i) < 0.1) ||
+        !(change_of(i - 1) > 0.0)) {
       return std::nullopt;
     }
-    const double q = change(i) / change(i - 1);
+    const double q = change_of(i) / change_of(i - 1);
     lo = std::min(lo, q);
     hi = std::max(hi, q);
   }
@@ -409,7 +419,7 @@ std::optional<Solver::Impl::DampingEstimate> Solver::Impl::stable_damping_estima
   // fine iterations after a coarse start may contract more slowly than 1 - theta for a while
   // (0.8 instead of 0.7 over 20 iterations on the 2D crowd game of 256^2 x 100, whose theta*
   // is 0.32), so a rate just above 1 - theta is no evidence.
-  const double rho = std::pow(change(k - 1) / change(k - 1 - kWindow), 1.0 / kWindow);
+  const double rho = std::pow(change_of(k - 1) / change_of(k - 1 - kWindow), 1.0 / kWindow);
   const double s = 1.0 - theta;
   if (!(theta > 0.0 && theta < 1.0) || !(hi < 1.15 * lo) || !(rho > 0.5 * (1.0 + s) && rho < 1.0)) {
     return std::nullopt;
@@ -418,7 +428,7 @@ std::optional<Solver::Impl::DampingEstimate> Solver::Impl::stable_damping_estima
   return DampingEstimate{rho, 2.0 / (1.0 + std::sqrt(1.0 - a_min))};
 }
 
-std::string Solver::Impl::advice() const {
+std::string Solver::Impl::advice(const std::optional<DampingEstimate>& estimate) const {
   const int k = static_cast<int>(history.size());
   if (converged) return {};
   const double theta = problem().iteration.damping;
@@ -427,7 +437,7 @@ std::string Solver::Impl::advice() const {
       problem().iteration.schedule != io::MfgConfig::Iteration::Schedule::fictitious_play;
   const std::string guide = " (docs/user_guide.md, \"Choosing the damping\")";
   std::ostringstream os;
-  if (const std::optional<DampingEstimate> e = stable_damping_estimate()) {
+  if (const std::optional<DampingEstimate>& e = estimate) {
     // Two digits, rounded down, 5 % inside the estimate.
     const double suggest = std::floor(95.0 * e->largest) / 100.0;
     os << "the change falls by " << fmt(e->rate)
@@ -443,18 +453,15 @@ std::string Solver::Impl::advice() const {
     return os.str();
   }
   const int w = std::min(10, k - 1);
-  const auto change = [&](int i) {
-    const IterationRecord& r = history[static_cast<std::size_t>(i)];
-    return std::max(r.change_u, r.change_m);
-  };
-  const double before = change(k - 1 - w), now = change(k - 1);
-  const double tol = problem().iteration.tolerance;
+  const double before = change_of(k - 1 - w), now = change_of(k - 1);
   // Contracting: at most 0.99 per iteration (a 2-cycle's changes may creep down by 0.998).
   const double rho = now > 0.0 && std::isfinite(now) ? std::pow(now / before, 1.0 / w) : 1.0;
   if (rho < 0.99) {
-    const double left = std::ceil(std::log(tol / now) / std::log(rho));
+    const int left = core::iterations_to_tolerance(changes(), problem().iteration.tolerance,
+                                                   std::numeric_limits<int>::max(), w)
+                         .value_or(1);
     os << "the change fell by " << fmt(rho) << " per iteration over the last " << w
-       << " iterations; about " << (std::isfinite(left) ? std::max(left, 1.0) : 1.0)
+       << " iterations; about " << std::max(left, 1)
        << " more would reach the tolerance: raise mfg.iteration.max_iterations";
     if (damped && theta < 0.5 && std::abs(rho - (1.0 - theta)) < 0.05) {
       os << " (the damped fixed point contracts at 1 - damping = " << fmt(1.0 - theta)
@@ -473,13 +480,18 @@ std::string Solver::Impl::advice() const {
   return os.str();
 }
 
-Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, core::Logger log)
+Solver::Solver(MPI_Comm comm, const Problem& game, exec::Selector* selector, core::Logger log)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.comm = comm;
   d.log = log;
   d.selector = selector;
   d.progress.emplace(log, core::progress_interval_from_environment(log));
+  using Method = io::MfgConfig::Iteration::Method;
+  d.automatic = game.iteration.method == Method::automatic;
+  d.problem_ = game;
+  d.problem_.iteration.method = resolved_method(game);
+  const Problem& problem = d.problem_;
   d.model = std::make_unique<Model>(comm, problem);
   d.build_operators();
   d.levels = d.model->steps() + 1;
@@ -492,7 +504,6 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   }
   d.skip_viewers = !detail::sweep_views_option(comm);
   d.anderson.setup(comm, log, dm, d.levels, problem.iteration.anderson);
-  using Method = io::MfgConfig::Iteration::Method;
   if (problem.iteration.method != Method::fixed_point && problem.iteration.anderson > 0) {
     throw Error(
         "mfg: Anderson mixing (iteration.anderson) belongs to the fixed point, not to "
@@ -505,7 +516,7 @@ Solver::Solver(MPI_Comm comm, const Problem& problem, exec::Selector* selector, 
   d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),
              d.model->has_obstacle() ? ", obstacle" : "", "), ", d.model->steps(),
              " time steps, Fokker-Planck ", io::to_string(problem.fokker_planck.method),
-             ", coupling ", io::to_string(problem.coupling.type), ", ",
+             ", coupling ", io::to_string(problem.coupling.type), ", ", d.automatic ? "auto: " : "",
              io::to_string(problem.iteration.method));
 }
 
@@ -590,7 +601,7 @@ SolveResult Solver::solve(const CheckpointOptions& checkpoint) {
   if (r.converged) {
     d.log.info("mfg: converged after ", r.iterations, " iterations (", fmt(r.seconds), " s)");
   } else {
-    r.advice = d.advice();
+    r.advice = d.advice(d.stable_damping_estimate());
     d.log.warn("mfg: not converged after ", r.iterations, " iterations (change u ", fmt(r.change_u),
                ", m ", fmt(r.change_m), "): ", r.advice);
   }

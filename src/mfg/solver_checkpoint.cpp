@@ -49,6 +49,7 @@ void Solver::write_checkpoint(const std::string& path) const {
   ck.add_scalar_int64("iteration", iterations());
   ck.add_scalar_int64("time_steps", d.model->steps());
   ck.add_scalar_string("schedule", io::to_string(d.problem().iteration.schedule));
+  ck.add_scalar_string("iteration_method", io::to_string(d.problem().iteration.method));
   ck.add_scalar_double("damping", d.problem().iteration.damping);
   ck.add_scalar_double("next_damping", d.theta(iterations()));
   ck.add_scalar_double("best_change", d.best_change);
@@ -141,6 +142,14 @@ void Solver::restart(const std::string& path) {
     r.anderson = anderson[i] != 0.0;
     r.newton_tolerance = newton_tolerance[i];
     d.history.push_back(r);
+  }
+  // Under iteration.method auto, a run whose two-grid iteration had fallen back to the
+  // fixed point goes on with the fixed point from the restored state.
+  if (d.automatic && d.two_grid && rk->has_scalar("iteration_method") &&
+      rk->scalar_string("iteration_method") ==
+          io::to_string(io::MfgConfig::Iteration::Method::fixed_point)) {
+    d.use_fixed_point();
+    d.log.info("mfg: the checkpoint's run had fallen back to the fixed point; it continues so");
   }
   d.best_change = rk->scalar_double("best_change");
   d.converged = rk->scalar_int64("converged") != 0;

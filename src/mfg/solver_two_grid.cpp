@@ -12,6 +12,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "fracmfg/core/error.hpp"
@@ -61,9 +63,7 @@ IterationRecord Solver::Impl::two_grid_iterate() {
   // evaluation is solved that tightly, so that the iteration which reaches the tolerance
   // also ends the run (otherwise one more iteration follows it).
   if (history.size() >= 2) {
-    const IterationRecord& a = history[history.size() - 2];
-    const IterationRecord& b = history.back();
-    const double prev = std::max(a.change_u, a.change_m), last = std::max(b.change_u, b.change_m);
+    const double prev = change_of(history.size() - 2), last = change_of(history.size() - 1);
     if (last < prev && last * (last / prev) <= tol) {
       w.tolerance = std::min(w.tolerance, std::max(1e-3 * tol, 1e-12));
       w.fp_tolerance = std::min(w.fp_tolerance, std::max(1e-4 * tol, 1e-12));
@@ -105,6 +105,38 @@ IterationRecord Solver::Impl::two_grid_iterate() {
   history.push_back(rec);
   report(rec);
   return rec;
+}
+
+void Solver::Impl::use_fixed_point() {
+  problem_.iteration.method = io::MfgConfig::Iteration::Method::fixed_point;
+  two_grid.reset();
+  newton.reset();
+}
+
+void Solver::Impl::fall_back_to_fixed_point(const std::string& why) {
+  log.warn("mfg: the two-grid iteration (iteration.method auto) ends after iteration ",
+           history.size(), ": ", why, "; the damped fixed point (damping ",
+           fmt(problem().iteration.damping), ") continues from u = 0, m(t) = m0");
+  use_fixed_point();
+  for (int n = 0; n < levels; ++n) {
+    FRACMFG_PETSC_CHECK(VecSet(x.u[n].get(), 0.0));
+    FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), x.m[n].get()));
+  }
+  best_change = std::numeric_limits<double>::infinity();
+  converged = false;
+  warm = false;
+  outflow_current = false;
+}
+
+bool Solver::Impl::two_grid_slow() const {
+  const std::size_t k = history.size(), w = kSlowWindow;
+  if (k < 2 * w) return false;
+  double before = std::numeric_limits<double>::infinity(), last = before;
+  for (std::size_t i = 0; i < k; ++i) {
+    double& smallest = i < k - w ? before : last;
+    smallest = std::min(smallest, change_of(i));
+  }
+  return !(last < std::pow(kSlowRate, static_cast<double>(w)) * before);
 }
 
 }  // namespace fracmfg::mfg

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "common/mfg_configs.hpp"
@@ -276,6 +277,98 @@ TEST(MfgTwoGrid, ReSplitGridEndsAtTheSameSolution) {
     EXPECT_LT(du, 1e-8) << g.name;
     EXPECT_LT(dm, 1e-8) << g.name;
   }
+}
+
+// iteration.method auto, the default, on these 1D games is the two-grid iteration: the same
+// iterations and fields as method two_grid, and the solver's first line names the choice.
+TEST(MfgTwoGrid, AutoIsTheTwoGridIterationOnA1DGame) {
+  for (const Game& g : kGames) {
+    const std::string automatic = std::string("{coarse_points: ") + g.coarse_points +
+                                  ", tolerance: 1.0e-10, max_iterations: MAXIT, coarse_levels: 0}";
+    const fracmfg::test::CapturedLog captured(fracmfg::core::LogLevel::info);
+    mfg::Solver solver(MPI_COMM_WORLD,
+                       mfg::problem_from_config(fracmfg::test::mfg_config(g.deck(automatic), 400)),
+                       nullptr, captured.log());
+    const auto r = solver.solve();
+    const Solved two = solve_on(MPI_COMM_WORLD, g.deck(two_grid_tight(g)));
+    const std::string text = captured.text();
+    EXPECT_NE(text.find(", auto: two_grid"), std::string::npos) << text;
+    EXPECT_EQ(text.find("warn"), std::string::npos) << text;
+    EXPECT_TRUE(r.converged) << g.name;
+    EXPECT_EQ(r.iterations, two.iterations) << g.name;
+    const fracmfg::test::MfgLevels a = fracmfg::test::levels_of(solver);
+    EXPECT_EQ(fracmfg::test::relative_difference(a.u, two.levels.u), 0.0) << g.name;
+    EXPECT_EQ(fracmfg::test::relative_difference(a.m, two.levels.m), 0.0) << g.name;
+  }
+}
+
+// Under auto, a two-grid iteration that fails hands over to the damped fixed point from the
+// initial state, with a warning; the run ends at the fixed point's solution, its iterations
+// counted after the failed ones, and a checkpoint written after the hand-over restarts with
+// the fixed point. The failure here: a coarse grid of 4 points, far too coarse for the
+// game, leaves the undamped iteration's large modes (factors beyond -1) uncorrected.
+TEST(MfgTwoGrid, AutoFallsBackToTheFixedPointWhereTheTwoGridIterationFails) {
+  const fracmfg::test::SharedTempDir dir("fracmfg-two-grid-auto");
+  ASSERT_TRUE(fracmfg::test::on_all_ranks(!dir.path().empty()));
+  const Game& g = kGames[0];
+  const std::string deck =
+      g.deck("{coarse_points: 4, tolerance: 1.0e-10, max_iterations: MAXIT, coarse_levels: 0}");
+  const auto cfg = fracmfg::test::mfg_config(deck, 400);
+  const Solved fixed = solve_on(MPI_COMM_WORLD, g.deck(fixed_tight(g)));
+  ASSERT_TRUE(fixed.converged);
+  const fracmfg::test::CapturedLog captured(fracmfg::core::LogLevel::warn);
+  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, captured.log());
+  const auto r = solver.solve();
+  const std::string text = captured.text();
+  const std::string said = "the two-grid iteration (iteration.method auto) ends after iteration ";
+  const auto at = text.find(said);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("the damped fixed point (damping 0.5) continues from u = 0, m(t) = m0"),
+            std::string::npos)
+      << text;
+  const int failed = std::stoi(text.substr(at + said.size()));
+  ASSERT_TRUE(r.converged);
+  const fracmfg::test::MfgLevels a = fracmfg::test::levels_of(solver);
+  const double du = fracmfg::test::relative_difference(fixed.levels.u, a.u);
+  const double dm = fracmfg::test::relative_difference(fixed.levels.m, a.m);
+  if (fracmfg::test::world_rank() == 0) {
+    std::printf(
+        "  auto with 4 coarse points: two-grid ended after %d iterations, %d in all (fixed "
+        "point alone %d); u %.2e, m %.2e\n",
+        failed, r.iterations, fixed.iterations, du, dm);
+  }
+  EXPECT_GE(failed, 1);
+  EXPECT_LT(du, 1e-8);
+  EXPECT_LT(dm, 1e-8);
+  // The fixed point's part: its own count, give or take the first iterations' HJB tolerances
+  // (which follow the last change, here the two-grid iteration's).
+  EXPECT_LE(std::abs(r.iterations - failed - fixed.iterations), 2)
+      << r.iterations << " - " << failed << " vs " << fixed.iterations;
+  for (const auto& rec : solver.history()) {
+    EXPECT_EQ(rec.damping, rec.iteration <= failed ? 1.0 : 0.5) << rec.iteration;
+  }
+
+  // A checkpoint after the hand-over: the restart goes on with the fixed point (its damping
+  // in the history), to the same solution.
+  const std::string file = dir.path() + "/auto.chk.h5";
+  {
+    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                      fracmfg::test::quiet_logger());
+    for (int i = 0; i < failed + 3; ++i) first.iterate();
+    first.write_checkpoint(file);
+  }
+  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                     fracmfg::test::quiet_logger());
+  second.restart(file);
+  const auto resumed = second.solve();
+  EXPECT_TRUE(resumed.converged);
+  EXPECT_EQ(resumed.iterations, r.iterations);
+  for (const auto& rec : second.history()) {
+    EXPECT_EQ(rec.damping, rec.iteration <= failed ? 1.0 : 0.5) << rec.iteration;
+  }
+  const fracmfg::test::MfgLevels b = fracmfg::test::levels_of(second);
+  EXPECT_LT(fracmfg::test::relative_difference(a.u, b.u), 1e-8);
+  EXPECT_LT(fracmfg::test::relative_difference(a.m, b.m), 1e-8);
 }
 
 // What the iteration does not support is a deck error naming the key.

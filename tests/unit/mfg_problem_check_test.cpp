@@ -58,7 +58,10 @@ TEST(MfgProblemCheck, CoarseLevelToleranceFollowsTheMethod) {
   using Method = fracmfg::io::MfgConfig::Iteration::Method;
   mfg::Problem p;
   p.iteration.tolerance = 1e-8;
+  p.iteration.method = Method::fixed_point;
   EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
+  p.iteration.method = Method::automatic;  // a 1D game: the two-grid iteration's
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-2);
   p.iteration.method = Method::newton;
   EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
   p.iteration.method = Method::two_grid;
@@ -78,6 +81,9 @@ TEST(MfgProblemCheck, CoarseLevelsAndCoarsePointsFollowTheMethodAndTheGrid) {
   p.grid.points = {10000};
   EXPECT_EQ(p.iteration.coarse_levels, -1);
   EXPECT_EQ(p.iteration.coarse_points, 0);
+  EXPECT_EQ(p.iteration.method, Method::automatic);
+  EXPECT_EQ(mfg::coarse_levels(p), 4);  // auto is the two-grid iteration here (below)
+  p.iteration.method = Method::fixed_point;
   EXPECT_EQ(mfg::coarse_levels(p), 0);
   p.iteration.method = Method::newton;
   EXPECT_EQ(mfg::coarse_levels(p), 0);
@@ -110,3 +116,54 @@ TEST(MfgProblemCheck, CoarseLevelsAndCoarsePointsFollowTheMethodAndTheGrid) {
 }
 
 }  // namespace
+
+// iteration.method auto: the two-grid iteration where the deck would allow it and the fixed
+// point's own settings are untouched; the fixed point otherwise; explicit methods as given.
+TEST(MfgProblemCheck, AutoIsTheTwoGridIterationWhereItAppliesElseTheFixedPoint) {
+  using Method = fracmfg::io::MfgConfig::Iteration::Method;
+  using P = mfg::Problem;
+  const P base = [] {
+    P p;
+    p.domain.length = {1.0};
+    p.grid.points = {200};
+    return p;
+  }();
+  ASSERT_EQ(base.iteration.method, Method::automatic);
+  EXPECT_EQ(mfg::resolved_method(base), Method::two_grid);
+  auto with = [&](auto change) {
+    P p = base;
+    change(p);
+    return mfg::resolved_method(p);
+  };
+  EXPECT_EQ(with([](P& p) { p.hamiltonian.type = P::Hamiltonian::Type::power; }), Method::two_grid);
+  // Where two_grid does not apply.
+  EXPECT_EQ(with([](P& p) {
+              p.domain.length = {1.0, 1.0};
+              p.grid.points = {64, 64};
+            }),
+            Method::fixed_point);
+  EXPECT_EQ(with([](P& p) {
+              p.domain.length = {1.0, 1.0, 1.0};
+              p.grid.points = {16, 16, 16};
+            }),
+            Method::fixed_point);
+  EXPECT_EQ(with([](P& p) { p.diffusion_order = 1.5; }), Method::fixed_point);
+  EXPECT_EQ(with([](P& p) { p.hamiltonian.type = P::Hamiltonian::Type::congestion; }),
+            Method::fixed_point);
+  EXPECT_EQ(with([](P& p) {
+              p.fokker_planck.method = fracmfg::io::MfgConfig::FokkerPlanck::Method::particles;
+            }),
+            Method::fixed_point);
+  EXPECT_EQ(with([](P& p) { p.obstacle = mfg::Field::constant(1.0); }), Method::fixed_point);
+  // The fixed point's own settings changed: the fixed point is asked for.
+  EXPECT_EQ(with([](P& p) { p.iteration.damping = 0.3; }), Method::fixed_point);
+  EXPECT_EQ(with([](P& p) { p.iteration.anderson = 3; }), Method::fixed_point);
+  EXPECT_EQ(with([](P& p) {
+              p.iteration.schedule = fracmfg::io::MfgConfig::Iteration::Schedule::fictitious_play;
+            }),
+            Method::fixed_point);
+  // Explicit methods stay.
+  for (const Method m : {Method::fixed_point, Method::newton, Method::two_grid}) {
+    EXPECT_EQ(with([&](P& p) { p.iteration.method = m; }), m);
+  }
+}

@@ -108,6 +108,8 @@ class CheckpointReader {
   std::vector<std::int64_t> read_array_block_int64(const std::string& name,
                                                    std::size_t count) const;
 
+  /// Whether a scalar of that name is stored (checkpoints of earlier versions lack some).
+  bool has_scalar(const std::string& name) const;
   /// Scalars; a missing name is an IoError listing the stored ones. Collective.
   double scalar_double(const std::string& name) const;
   std::int64_t scalar_int64(const std::string& name) const;

@@ -134,10 +134,14 @@ struct MfgConfig {
     enum class Schedule { fixed, fictitious_play };
     /// fixed_point: the damped fixed point; newton: Newton's method on the coupled system
     /// (GMRES preconditioned by the backward and forward sweeps); two_grid: the undamped
-    /// iteration with a coarse-grid correction of its slow modes (mfg/two_grid.hpp).
-    enum class Method { fixed_point, newton, two_grid };
-    Method method = Method::fixed_point;
-    double damping = 0.5;  ///< in (0, 1]
+    /// iteration with a coarse-grid correction of its slow modes (mfg/two_grid.hpp);
+    /// automatic ("auto"): two_grid where it applies and the fixed point's own settings are
+    /// at their defaults, else fixed_point (mfg::resolved_method), with a fall-back to the
+    /// fixed point where the two-grid iteration fails.
+    enum class Method { automatic, fixed_point, newton, two_grid };
+    Method method = Method::automatic;
+    static constexpr double kDefaultDamping = 0.5;
+    double damping = kDefaultDamping;  ///< in (0, 1]
     Schedule schedule = Schedule::fixed;
     int anderson = 0;  ///< 0: off
     double tolerance = 1.0e-8;
