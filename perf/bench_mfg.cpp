@@ -8,8 +8,9 @@
 //   perf/mfg_scaling.sh                                           # the whole table
 //
 // Options: -problem crowd1d | crowd2d | crowd3d, -coupling log | power | nonlocal (crowd1d),
-// -points N (per axis), -steps N_t, -tol, -method fixed_point | newton | two_grid | both | all
-// (both: the fixed point and Newton alternately, rep by rep, one summary each; all: the three),
+// -points N (per axis), -steps N_t, -tol, -method fixed_point | newton | two_grid | auto | both |
+// all | M1,M2,... (both: the fixed point and Newton alternately, rep by rep, one summary each;
+// all: the three; a list: those),
 // -coarse_points N (two_grid's coarse grid, default 0: automatic), -damping, -anderson p, -max_it,
 // -coarse_levels L (grid sequencing, default -1: the method's; the solve time includes the coarse
 // solves), -particles N (0: the finite-difference Fokker-Planck solver), -reps (solves timed; the
@@ -26,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "crowd_games.hpp"
 #include "fracmfg/core/environment.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/huge_pages.hpp"
@@ -73,43 +75,13 @@ std::string deck(const std::string& problem, const std::string& coupling, PetscI
       fp + "  iteration: {method: " + method + ", damping: " + real(damping) +
       ", anderson: " + std::to_string(anderson) + ", tolerance: " + real(tol) +
       ", max_iterations: " + std::to_string(max_it) + ", coarse_levels: " + std::to_string(coarse) +
-      (method == "two_grid" ? ", coarse_points: " + std::to_string(coarse_points) : "") + "}\n";
-  if (problem == "crowd3d") {
-    return "problem: mfg\nmfg:\n"
-           "  domain: {length: [1.0, 1.0, 1.0], boundary: reflecting}\n"
-           "  grid: {points: [" +
-           n + ", " + n + ", " + n + "]}\n  time: {horizon: 1.0, steps: " + std::to_string(steps) +
-           "}\n"
-           "  diffusion: 0.01\n"
-           "  coupling: {type: log, potential: "
-           "\"50*exp(-((x-0.5)^2/0.002 + ((y-0.5)^2 + (z-0.5)^2)/0.03))\"}\n"
-           "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2 + (z-0.5)^2)/0.01)\"\n"
-           "  terminal_cost: \"5*(x-0.9)^2\"\n" +
-           iteration;
-  }
-  if (problem == "crowd2d") {
-    return "problem: mfg\nmfg:\n"
-           "  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
-           "  grid: {points: [" +
-           n + ", " + n + "]}\n  time: {horizon: 1.0, steps: " + std::to_string(steps) +
-           "}\n"
-           "  diffusion: 0.01\n"
-           "  coupling: {type: log, potential: "
-           "\"50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))\"}\n"
-           "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)\"\n"
-           "  terminal_cost: \"5*(x-0.9)^2\"\n" +
-           iteration;
-  }
-  return "problem: mfg\nmfg:\n"
-         "  domain: {length: [1.0], boundary: periodic}\n"
-         "  grid: {points: [" +
-         n + "]}\n  time: {horizon: 1.0, steps: " + std::to_string(steps) +
-         "}\n"
-         "  diffusion: 0.05\n"
-         "  coupling: {type: " +
-         coupling +
-         ", potential: \"0.5*cos(2*pi*x)\"}\n"
-         "  initial_density: \"exp(-(x-0.3)^2/0.005)\"\n" +
+      (method == "two_grid" || method == "auto"
+           ? ", coarse_points: " + std::to_string(coarse_points)
+           : "") +
+      "}\n";
+  return "problem: mfg\nmfg:\n" +
+         fracmfg::perf::crowd_game(problem, static_cast<long>(points), static_cast<long>(steps),
+                                   coupling) +
          iteration;
 }
 
@@ -128,11 +100,22 @@ int run(fracmfg::core::Environment& env) {
   const PetscInt reps = option_int("-reps", 1);
   const std::string method = option_string("-method", "fixed_point");
   // -method both: the fixed point and Newton's method alternately, rep by rep, in one
-  // process (the same load for both), one summary per method.
-  const std::vector<std::string> methods =
-      method == "both"  ? std::vector<std::string>{"fixed_point", "newton"}
-      : method == "all" ? std::vector<std::string>{"fixed_point", "newton", "two_grid"}
-                        : std::vector<std::string>{method};
+  // process (the same load for both), one summary per method; all: the three; a
+  // comma-separated list (fixed_point,auto): those.
+  std::vector<std::string> methods;
+  if (method == "both") {
+    methods = {"fixed_point", "newton"};
+  } else if (method == "all") {
+    methods = {"fixed_point", "newton", "two_grid"};
+  } else {
+    std::size_t start = 0;
+    for (std::size_t comma = method.find(','); start <= method.size();
+         comma = method.find(',', start)) {
+      if (comma == std::string::npos) comma = method.size();
+      if (comma > start) methods.push_back(method.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
   struct Stats {
     std::vector<double> setup, total, per_iteration, cpu_total;
     int iterations = 0;

@@ -7,11 +7,11 @@
 //   bench_mfg_spectrum -points 100 -steps 40 -out k100.bin
 //   bench_mfg_spectrum -problem crowd2d -points 20 -steps 12 -out k2d20.bin
 //   /usr/bin/python3 perf/mfg_spectrum.py k50.bin:50:20 k100.bin:100:40 k2d20.bin:400:12
-// With -power N the matrix is not formed: N steps of the power iteration on K give its
-// eigenvalue of largest modulus (the most negative, a_min, on these games) on grids too large
-// for a dense matrix, and the damping theta* = 2 / (1 + sqrt(1 - a_min)) beyond which the
-// damped fixed point stops contracting at 1 - theta (docs/performance.md, "The damped fixed
-// point's rate and its largest damping").
+// With -power N the matrix is not formed (any number of ranks): N steps of the power
+// iteration on K (mfg::detail::power_iteration) give its eigenvalue of largest modulus (the
+// most negative, a_min, on these games) on grids too large for a dense matrix, and the damping
+// theta* = 2 / (1 + sqrt(1 - a_min)) beyond which the damped fixed point stops contracting
+// at 1 - theta (docs/performance.md, "The damped fixed point's rate and its largest damping").
 //   bench_mfg_spectrum -problem crowd2d -points 64 -steps 25 -power 60
 #include <mpi.h>
 #include <petscsys.h>
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "crowd_games.hpp"
 #include "fracmfg/core/environment.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
@@ -38,12 +39,14 @@ namespace {
 namespace mfg = fracmfg::mfg;
 
 int run(fracmfg::core::Environment& env) {
-  if (env.size() != 1) throw fracmfg::Error("bench_mfg_spectrum runs on one rank");
   PetscInt points = 50, steps = 20;
   char out[PETSC_MAX_PATH_LEN] = "k.bin";
   char problem[64] = "crowd1d";
   PetscInt power = 0;
   FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, nullptr, "-power", &power, nullptr));
+  if (power <= 0 && env.size() != 1) {
+    throw fracmfg::Error("bench_mfg_spectrum forms the dense matrix on one rank (-power: any)");
+  }
   FRACMFG_PETSC_CHECK(
       PetscOptionsGetString(nullptr, nullptr, "-problem", problem, sizeof problem, nullptr));
   const bool two_d = std::string(problem) == "crowd2d";
@@ -53,26 +56,17 @@ int run(fracmfg::core::Environment& env) {
   FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, nullptr, "-points", &points, nullptr));
   FRACMFG_PETSC_CHECK(PetscOptionsGetInt(nullptr, nullptr, "-steps", &steps, nullptr));
   FRACMFG_PETSC_CHECK(PetscOptionsGetString(nullptr, nullptr, "-out", out, sizeof out, nullptr));
-  const std::string np = std::to_string(points);
-  // The games of bench_mfg (inputs/crowd_1d.yaml, inputs/crowd_2d.yaml on other grids).
-  const std::string setting =
-      two_d ? "  domain: {length: [1.0, 1.0], boundary: reflecting}\n  grid: {points: [" + np +
-                  ", " + np +
-                  "]}\n  diffusion: 0.01\n"
-                  "  coupling: {type: log, potential: "
-                  "\"50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))\"}\n"
-                  "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)\"\n"
-                  "  terminal_cost: \"5*(x-0.9)^2\"\n"
-                  "  iteration: {damping: 0.3, tolerance: 1.0e-10, max_iterations: 2000" +
+  // The games of bench_mfg, solved by the damped fixed point (the 2D game at damping 0.3,
+  // from two coarse levels on 64 points or more).
+  const std::string iteration =
+      two_d ? "  iteration: {method: fixed_point, damping: 0.3, tolerance: 1.0e-10, "
+              "max_iterations: 2000" +
                   std::string(points >= 64 ? ", coarse_levels: 2" : "") + "}\n"
-            : "  domain: {length: [1.0], boundary: periodic}\n  grid: {points: [" + np +
-                  "]}\n  diffusion: 0.05\n"
-                  "  coupling: {type: log, potential: \"0.5*cos(2*pi*x)\"}\n"
-                  "  initial_density: \"exp(-(x-0.3)^2/0.005)\"\n"
-                  "  iteration: {tolerance: 1.0e-10, max_iterations: 500}\n";
+            : "  iteration: {method: fixed_point, tolerance: 1.0e-10, max_iterations: 500}\n";
   const std::string deck =
-      "problem: mfg\nmfg:\n  time: {horizon: 1.0, steps: " + std::to_string(steps) + "}\n" +
-      setting;
+      "problem: mfg\nmfg:\n" +
+      fracmfg::perf::crowd_game(problem, static_cast<long>(points), static_cast<long>(steps)) +
+      iteration;
   const auto cfg = fracmfg::io::Deck::from_string(deck, "spectrum.yaml").mfg();
   mfg::Solver solver(env.comm(), mfg::problem_from_config(cfg), nullptr, env.log());
   if (!solver.solve().converged) throw fracmfg::Error("the fixed point did not converge");
@@ -85,34 +79,19 @@ int run(fracmfg::core::Environment& env) {
   const auto per_level = static_cast<std::size_t>(points) * (two_d ? points : 1);
   const auto size = per_level * static_cast<std::size_t>(levels);
   if (power > 0) {
-    // x_0: deterministic pseudo-random entries in [-1, 1] (every mode present).
-    std::vector<double> x(size), y(size);
-    std::uint64_t state = 0x9e3779b97f4a7c15ULL;
-    for (double& v : x) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      v = static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0;
-    }
-    double norm = std::sqrt(std::inner_product(x.begin(), x.end(), x.begin(), 0.0));
-    for (double& v : x) v /= norm;
-    for (PetscInt it = 1; it <= power; ++it) {
-      game.apply(x.data(), y.data());
-      double rq = 0.0, kk = 0.0;
-      for (std::size_t i = 0; i < size; ++i) {
-        const double kx = x[i] - y[i];  // (K x)_i
-        rq += x[i] * kx;
-        kk += kx * kx;
-        y[i] = kx;
-      }
-      norm = std::sqrt(kk);
-      for (std::size_t i = 0; i < size; ++i) x[i] = y[i] / norm;
-      if (it % 5 == 0 || it == power) {
-        const double a = -norm;  // the eigenvalue of largest modulus, negative on these games
-        std::printf(
-            "power iteration %ld: |K x| %.5f, x.Kx %.5f, theta* %.4f, rate 1 - theta* %.4f\n",
-            static_cast<long>(it), norm, rq, 2.0 / (1.0 + std::sqrt(1.0 - a)),
-            1.0 - 2.0 / (1.0 + std::sqrt(1.0 - a)));
-      }
-    }
+    mfg::detail::power_iteration(game, model, static_cast<int>(power),
+                                 [&](const mfg::detail::PowerStep& p) {
+                                   if (env.rank() != 0 || (p.step % 5 != 0 && p.step != power)) {
+                                     return;
+                                   }
+                                   // The eigenvalue of largest modulus, negative on these games.
+                                   const double a = -p.norm;
+                                   const double theta = 2.0 / (1.0 + std::sqrt(1.0 - a));
+                                   std::printf(
+                                       "power iteration %d: |K x| %.5f, x.Kx %.5f, theta* %.4f, "
+                                       "rate 1 - theta* %.4f\n",
+                                       p.step, p.norm, p.rayleigh, theta, 1.0 - theta);
+                                 });
     return 0;
   }
   std::vector<double> x(size, 0.0), y(size), k(size * size);

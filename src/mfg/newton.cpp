@@ -1,9 +1,13 @@
 #include "mfg/newton.hpp"
 
+#include <mpi.h>
 #include <petscksp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
+#include <numeric>
 #include <string>
 
 #include "fracmfg/core/error.hpp"
@@ -716,6 +720,55 @@ void copy_solution(const Solver& solver, std::vector<VecPtr>& u, std::vector<Vec
     FRACMFG_PETSC_CHECK(VecCopy(solver.u(n), u.back().get()));
     FRACMFG_PETSC_CHECK(VecCopy(solver.m(n), m.back().get()));
   }
+}
+
+PowerStep power_iteration(LinearizedGame& game, const Model& model, int steps,
+                          const std::function<void(const PowerStep&)>& monitor) {
+  const OwnedBox& b = model.box();
+  const Grid& g = model.grid();
+  const auto per_level = static_cast<std::size_t>(b.count());
+  const std::size_t levels = static_cast<std::size_t>(model.steps()) + 1;
+  std::vector<double> x(per_level * levels), y(x.size());
+  std::size_t at = 0;
+  for (std::size_t n = 0; n < levels; ++n) {
+    for (PetscInt k = 0; k < b.zm; ++k) {
+      for (PetscInt j = 0; j < b.ym; ++j) {
+        for (PetscInt i = 0; i < b.xm; ++i) {
+          const PetscInt point = ((b.zs + k) * g.points[1] + b.ys + j) * g.points[0] + b.xs + i;
+          // splitmix64 of the global index: pseudo-random in [-1, 1) on any split.
+          std::uint64_t z = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(g.size()) +
+                            static_cast<std::uint64_t>(point) + 0x9e3779b97f4a7c15ULL;
+          z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+          z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+          z ^= z >> 31;
+          x[at++] = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+        }
+      }
+    }
+  }
+  MPI_Comm comm = model.comm();
+  auto global_sums = [&](double* v, int count) {
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, comm);
+  };
+  double xx = std::inner_product(x.begin(), x.end(), x.begin(), 0.0);
+  global_sums(&xx, 1);
+  for (double& v : x) v /= std::sqrt(xx);
+  PowerStep last;
+  for (int step = 1; step <= steps; ++step) {
+    game.apply(x.data(), y.data());
+    double sums[2] = {0.0, 0.0};  // x . Kx, |Kx|^2
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double kx = x[i] - y[i];
+      sums[0] += x[i] * kx;
+      sums[1] += kx * kx;
+      y[i] = kx;
+    }
+    global_sums(sums, 2);
+    last = PowerStep{step, std::sqrt(sums[1]), sums[0]};
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = y[i] / last.norm;
+    if (monitor) monitor(last);
+  }
+  return last;
 }
 
 }  // namespace fracmfg::mfg::detail

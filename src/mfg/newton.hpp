@@ -67,6 +67,7 @@
 // throws Error for a Problem built by hand.
 //
 // Collectivity: everything is collective on the model's communicator.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -125,5 +126,22 @@ struct NewtonWork {
 /// LinearizedGame::linearise(&u, &u, &m) at a solution of the game (U = Psi(U), M = M(U)):
 /// the linearised game's spectrum in perf/bench_mfg_spectrum and the tests. Collective.
 void copy_solution(const Solver& solver, std::vector<VecPtr>& u, std::vector<VecPtr>& m);
+
+/// The power iteration on the linearised game K (y = x - (I - K) x through
+/// LinearizedGame::apply) for its eigenvalue of largest modulus: the most negative one,
+/// a_min, on the crowd games, which sets the damped fixed point's largest stable damping
+/// theta* = 2 / (1 + sqrt(1 - a_min)) (docs/performance.md, "The damped fixed point's rate
+/// and its largest damping"). The start's entries are a hash of the point's index in natural
+/// order over the levels (pseudo-random in [-1, 1): every mode present), so the iteration is
+/// the same on any split of the grid; the norms are global.
+struct PowerStep {
+  int step = 0;
+  double norm = 0.0;      ///< |K x| for the current unit vector x: |lambda| as it converges
+  double rayleigh = 0.0;  ///< x . K x: lambda (with its sign) as it converges
+};
+/// `steps` steps on `game` (linearised on `model`); `monitor` after each step when given.
+/// Returns the last step. Collective.
+PowerStep power_iteration(LinearizedGame& game, const Model& model, int steps,
+                          const std::function<void(const PowerStep&)>& monitor = {});
 
 }  // namespace fracmfg::mfg::detail
