@@ -96,7 +96,7 @@ mfg:
   diffusion: 0.05
   coupling: {type: log, potential: "0.5*cos(2*pi*x)"}
   initial_density: "exp(-(x-0.3)^2/0.005)"
-  iteration: {damping: 0.5, tolerance: 1.0e-6, max_iterations: 200}
+  iteration: {method: fixed_point, damping: 0.5, tolerance: 1.0e-6, max_iterations: 200}
 execution:
   balance: {grid: $2, interval: 1, threshold: 0.1, patience: 2}
 output: {file: $3, every: $steps}
