@@ -16,10 +16,11 @@ io::OutputBytes mfg_output_bytes(const io::MfgConfig& config, const io::OutputCo
 
   io::OutputBytes out;
   // Solver::write: the series of u and m, the step index (/time, /step), /mfg/mass,
-  // /convergence/{u,m}, /mfg/seconds.
+  // /mfg/outflow, /convergence/{u,m,damping}, /mfg/seconds (and an obstacle's mask, one
+  // level).
   out.results = 2 * io::series_bytes(written, points) + written * 2 * sizeof(double) +
-                (steps + 1) * sizeof(double) + 3 * iterations * sizeof(double) +
-                6 * io::kH5DatasetOverhead + io::kH5FileOverhead;
+                2 * (steps + 1) * sizeof(double) + 4 * iterations * sizeof(double) + level +
+                9 * io::kH5DatasetOverhead + io::kH5FileOverhead;
   if (output.checkpoint_every > 0) {
     // Solver::write_checkpoint: one state = u and m at every level; Anderson keeps
     // f, g and depth pairs of differences of states.

@@ -56,8 +56,12 @@ void Solver::write(io::H5Writer& out, int every) const {
   const detail::HistoryArrays a = detail::arrays_of(d.history);
   out.write_array("/convergence/u", a.change_u);
   out.write_array("/convergence/m", a.change_m);
+  out.write_array("/convergence/damping", a.damping);
   out.write_array("/mfg/seconds", a.seconds);
   out.set_attribute_int64("/convergence", "iterations", iterations());
+  // The method that ran last: iteration.method as resolved (auto: two_grid or fixed_point),
+  // fixed_point after a fall-back (its iterations have /convergence/damping below 1).
+  out.set_attribute_string("/convergence", "method", io::to_string(d.problem().iteration.method));
   out.set_attribute_int64("/convergence", "converged", d.converged ? 1 : 0);
   out.set_attribute_double("/convergence", "tolerance", d.problem().iteration.tolerance);
   std::vector<double> mass;

@@ -104,6 +104,17 @@ TEST_P(MfgOutput, FieldsConvergenceAndMassAreWrittenAndReadBack) {
     EXPECT_EQ(cm[k], solver.history()[k].change_m);
   }
   EXPECT_EQ(in.attribute_int64("/convergence", "iterations"), r.iterations);
+  // The method as resolved (the decks leave it at auto: the two-grid iteration in 1D, whose
+  // records have damping 1, the fixed point at damping 0.5 in 2D).
+  const auto method = mfg::resolved_method(mfg::problem_from_config(cfg));
+  EXPECT_EQ(in.attribute_string("/convergence", "method"), fracmfg::io::to_string(method));
+  EXPECT_EQ(method == fracmfg::io::MfgConfig::Iteration::Method::two_grid,
+            cfg.grid.points.size() == 1);
+  const auto damping = in.read_array("/convergence/damping");
+  ASSERT_EQ(damping.size(), cu.size());
+  for (std::size_t k = 0; k < damping.size(); ++k) {
+    EXPECT_EQ(damping[k], solver.history()[k].damping);
+  }
   EXPECT_EQ(in.attribute_int64("/convergence", "converged"), 1);
   EXPECT_EQ(in.read_array("/mfg/seconds").size(), cu.size());
   const auto mass = in.read_array("/mfg/mass");
