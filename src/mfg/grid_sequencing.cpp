@@ -69,6 +69,14 @@ void Solver::start_from(const Solver& coarse) {
   if (gf.dim != gc.dim || gf.sides != gc.sides || gf.length != gc.length) {
     throw Error("mfg: start_from() needs the same domain");
   }
+  // A damping that auto lowered on the coarser grid (the game's largest stable damping
+  // changes little with the grid: 0.344, 0.331, 0.320 on the 2D crowd game of 64^2 x 25,
+  // 128^2 x 50, 256^2 x 100) is where the finer one starts.
+  const Impl& c = *coarse.impl_;
+  if (d.adapt_damping && c.adapt_damping) {
+    d.problem_.iteration.damping =
+        std::min(d.problem_.iteration.damping, c.problem_.iteration.damping);
+  }
   CoarseLevels levels(coarse);
   const OwnedBox& box = d.model->box();
   const int ntc = coarse.steps(), ntf = d.model->steps();

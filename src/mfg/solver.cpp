@@ -80,7 +80,7 @@ std::string boundary_text(const Grid& g, const io::MfgConfig::Domain& domain) {
 }  // namespace
 
 double Solver::Impl::theta(int k) const {
-  if (k == 0 && !warm) return 1.0;
+  if (static_cast<std::size_t>(k) == cold_start && !warm) return 1.0;
   if (problem().iteration.schedule == io::MfgConfig::Iteration::Schedule::fictitious_play) {
     return 1.0 / (k + 1);
   }
@@ -156,21 +156,21 @@ void Solver::Impl::blend(Vec fresh, Vec old, double t, double& change2, double& 
 // the iteration converges (to 1e-12 at the end). Convergence is only declared for an
 // iteration solved to 1e-3 times the outer tolerance (see iterate()).
 double Solver::Impl::newton_tolerance() const {
-  if (history.empty()) return 1e-3;
+  if (fresh()) return 1e-3;
   return std::clamp(1e-3 * change_of(history.size() - 1), 1e-12, 1e-3);
 }
 
 // The Fokker-Planck solves likewise (2D Krylov; FokkerPlanckFdm keeps the mass exact and
 // m >= 0 at any tolerance): 1e-4 x the last change, between 1e-12 and 1e-6.
 double Solver::Impl::fp_tolerance() const {
-  if (history.empty()) return 1e-6;
+  if (fresh()) return 1e-6;
   return std::clamp(1e-4 * change_of(history.size() - 1), 1e-12, 1e-6);
 }
 
 // Newton's start for HJB level n: the current U^n, or, while the fixed point is far from
 // converged, u~^{n+1} (just computed) when its residual is smaller.
 Vec Solver::Impl::initial_guess(int k, int n) {
-  if (k == 0) return warm ? x.u[n].get() : ut_next.get();
+  if (static_cast<std::size_t>(k) == cold_start) return warm ? x.u[n].get() : ut_next.get();
   if (history.back().change_u < 1e-2) return x.u[n].get();
   const double r_state = hjb->residual_norm(ut_next.get(), rhs.get(), x.u[n].get());
   const double r_next = hjb->residual_norm(ut_next.get(), rhs.get(), ut_next.get());
@@ -181,7 +181,7 @@ Vec Solver::Impl::initial_guess(int k, int n) {
 // density, once the iteration has settled (a change of m below 1e-2; before that the
 // solver's default, m~^{n-1}, is the better start).
 Vec Solver::Impl::density_guess(int n) {
-  if (history.empty() || !(history.back().change_m < 1e-2)) return nullptr;
+  if (fresh() || !(history.back().change_m < 1e-2)) return nullptr;
   return x.m[static_cast<std::size_t>(n)].get();
 }
 
@@ -342,7 +342,40 @@ IterationRecord Solver::Impl::iterate() {
       log.warn("mfg iteration ", it, ": ", advice(e));
     }
   }
+  if (adapt_damping && !converged) adapt_the_damping(it);
   return rec;
+}
+
+void Solver::Impl::adapt_the_damping(int it) {
+  const std::size_t k = history.size(), w = kStallWindow, from = damping_since;
+  if (k < from + 2 * w) return;
+  double before = std::numeric_limits<double>::infinity(), last = before;
+  for (std::size_t i = from; i < k; ++i) {
+    double& smallest = i < k - w ? before : last;
+    smallest = std::min(smallest, change_of(i));
+  }
+  if (last < kStallFall * before) return;
+  const double theta = problem_.iteration.damping;
+  if (0.5 * theta < kMinDamping) return;
+  problem_.iteration.damping = 0.5 * theta;
+  damping_since = k;
+  log.info("mfg iteration ", it, ": the change has not fallen below ", fmt(kStallFall), " x ",
+           fmt(before), " in ", w, " iterations at damping ", fmt(theta),
+           ": above this game's largest stable damping; iteration.method auto halves it to ",
+           fmt(0.5 * theta), " and starts again from u = 0, m(t) = m0");
+  restart_from_initial_state();
+}
+
+void Solver::Impl::restart_from_initial_state() {
+  for (int n = 0; n < levels; ++n) {
+    FRACMFG_PETSC_CHECK(VecSet(x.u[n].get(), 0.0));
+    FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), x.m[n].get()));
+  }
+  best_change = std::numeric_limits<double>::infinity();
+  converged = false;
+  warm = false;
+  outflow_current = false;
+  cold_start = history.size();
 }
 
 // Progress: one line per outer iteration, at info level for the first iteration this
@@ -512,6 +545,10 @@ Solver::Solver(MPI_Comm comm, const Problem& game, exec::Selector* selector, cor
   }
   if (problem.iteration.method == Method::newton) d.build_newton();
   if (problem.iteration.method == Method::two_grid) d.build_two_grid();
+  const io::MfgConfig::Iteration& it = problem.iteration;
+  d.adapt_damping = d.automatic && it.method == Method::fixed_point &&
+                    it.damping == io::MfgConfig::Iteration::kDefaultDamping &&
+                    it.schedule == io::MfgConfig::Iteration::Schedule::fixed && it.anderson == 0;
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),
              d.model->has_obstacle() ? ", obstacle" : "", "), ", d.model->steps(),

@@ -51,6 +51,8 @@ void Solver::write_checkpoint(const std::string& path) const {
   ck.add_scalar_string("schedule", io::to_string(d.problem().iteration.schedule));
   ck.add_scalar_string("iteration_method", io::to_string(d.problem().iteration.method));
   ck.add_scalar_double("damping", d.problem().iteration.damping);
+  ck.add_scalar_int64("damping_since", static_cast<std::int64_t>(d.damping_since));
+  ck.add_scalar_int64("cold_start", static_cast<std::int64_t>(d.cold_start));
   ck.add_scalar_double("next_damping", d.theta(iterations()));
   ck.add_scalar_double("best_change", d.best_change);
   ck.add_scalar_int64("converged", d.converged ? 1 : 0);
@@ -151,6 +153,13 @@ void Solver::restart(const std::string& path) {
     d.use_fixed_point();
     d.log.info("mfg: the checkpoint's run had fallen back to the fixed point; it continues so");
   }
+  // Under auto the damping may have been adapted: it continues as the checkpoint's.
+  if (d.adapt_damping && rk->has_scalar("damping_since")) {
+    d.problem_.iteration.damping = rk->scalar_double("damping");
+    d.damping_since = static_cast<std::size_t>(rk->scalar_int64("damping_since"));
+  }
+  d.cold_start =
+      rk->has_scalar("cold_start") ? static_cast<std::size_t>(rk->scalar_int64("cold_start")) : 0;
   d.best_change = rk->scalar_double("best_change");
   d.converged = rk->scalar_int64("converged") != 0;
   // Newton's method evaluates the sweeps at the restored density first.

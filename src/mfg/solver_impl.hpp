@@ -126,6 +126,14 @@ struct Solver::Impl {
   void fall_back_to_fixed_point(const std::string& why);
   // The method becomes the fixed point (the two-grid work space released), the state kept.
   void use_fixed_point();
+  // u = 0, m(t) = m0 on every level, as a cold start (the history kept): the iterations from
+  // there on are those of a fresh solve (cold_start). Not collective.
+  void restart_from_initial_state();
+  // The iteration (history index) whose state was the initial one: 0, or where a restart
+  // from the initial state happened; that iteration is a cold start (damping 1, the first
+  // iteration's HJB and Fokker-Planck tolerances and starts).
+  std::size_t cold_start = 0;
+  bool fresh() const { return history.size() == cold_start; }
   // Whether the two-grid iteration is slower than the fixed point it stands in for: after at
   // least 2 x kSlowWindow iterations, its smallest change over the last kSlowWindow fell by
   // less than kSlowRate per iteration against the smallest before them. The fixed point at
@@ -209,6 +217,27 @@ struct Solver::Impl {
     return c;
   }
   bool damping_warned = false;  // the estimate above was logged (once per solver)
+
+  // iteration.method auto on the fixed point with its settings at their defaults (damping
+  // 0.5, schedule fixed, no Anderson; also after a two-grid fall-back): the damping adapts.
+  // Where the iteration stalls, the smallest change of the last kStallWindow iterations not
+  // below kStallFall x the smallest of those before (since the damping was last set, at
+  // least 2 x kStallWindow iterations), the damping is halved (not below kMinDamping) and the
+  // iteration starts again from the initial state (from the state it wandered in, a halved
+  // damping took longer than from the start on the games measured). Above the game's largest stable
+  // damping theta* the iteration does not diverge as its linearisation would but wanders at changes
+  // of 0.1-1 (the 2D crowd game at 0.5, theta* 0.34, and 1D games with an obstacle and a stronger
+  // coupling: "The iteration method auto" in docs/performance.md); a converging iteration falls by
+  // 0.75^10 = 0.06 per 10 iterations at damping 0.25, 0.875^10 = 0.26 at 0.125, well below the 0.9
+  // asked.
+  bool adapt_damping = false;
+  std::size_t damping_since = 0;  // the iteration from which the current damping applies
+  static constexpr std::size_t kStallWindow = 10;
+  static constexpr double kStallFall = 0.9;
+  static constexpr double kMinDamping = 0.05;
+  // After fixed-point iteration `it`: the adaptation above. Not collective (the history is
+  // the same on every rank).
+  void adapt_the_damping(int it);
 };
 
 }  // namespace fracmfg::mfg

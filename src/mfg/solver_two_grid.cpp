@@ -111,6 +111,9 @@ void Solver::Impl::use_fixed_point() {
   problem_.iteration.method = io::MfgConfig::Iteration::Method::fixed_point;
   two_grid.reset();
   newton.reset();
+  // auto chose the two-grid iteration with the fixed point's settings at their defaults.
+  adapt_damping = true;
+  damping_since = history.size();
 }
 
 void Solver::Impl::fall_back_to_fixed_point(const std::string& why) {
@@ -118,14 +121,7 @@ void Solver::Impl::fall_back_to_fixed_point(const std::string& why) {
            history.size(), ": ", why, "; the damped fixed point (damping ",
            fmt(problem().iteration.damping), ") continues from u = 0, m(t) = m0");
   use_fixed_point();
-  for (int n = 0; n < levels; ++n) {
-    FRACMFG_PETSC_CHECK(VecSet(x.u[n].get(), 0.0));
-    FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), x.m[n].get()));
-  }
-  best_change = std::numeric_limits<double>::infinity();
-  converged = false;
-  warm = false;
-  outflow_current = false;
+  restart_from_initial_state();
 }
 
 bool Solver::Impl::two_grid_slow() const {
