@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "common/mfg_configs.hpp"
@@ -82,6 +83,23 @@ using Solved = fracmfg::test::SolvedGame;
 
 Solved solve_on(MPI_Comm comm, const std::string& deck, int max_iterations = 400) {
   return fracmfg::test::solve_game(comm, deck, max_iterations);
+}
+
+// The game of cfg interrupted after `iterations`, checkpointed to `file`, restarted in a new
+// solver and solved to the end there (its result in `result`). Collective.
+std::unique_ptr<mfg::Solver> restarted_after(const fracmfg::io::MfgConfig& cfg, int iterations,
+                                             const std::string& file, mfg::SolveResult& result) {
+  {
+    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
+                      fracmfg::test::quiet_logger());
+    for (int i = 0; i < iterations; ++i) first.iterate();
+    first.write_checkpoint(file);
+  }
+  auto second = std::make_unique<mfg::Solver>(MPI_COMM_WORLD, mfg::problem_from_config(cfg),
+                                              nullptr, fracmfg::test::quiet_logger());
+  second->restart(file);
+  result = second->solve();
+  return second;
 }
 
 const fracmfg::test::Options kTightSolves = {{"-mfg_hjb_ksp_rtol", "1e-13"},
@@ -225,18 +243,10 @@ TEST(MfgTwoGrid, RestartFromACheckpointEndsAtTheSameSolution) {
   const Solved whole = solve_on(MPI_COMM_WORLD, deck);
   const auto cfg = fracmfg::test::mfg_config(deck, 400);
   const std::string file = dir.path() + "/two_grid.chk.h5";
-  {
-    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                      fracmfg::test::quiet_logger());
-    for (int i = 0; i < 3; ++i) first.iterate();
-    first.write_checkpoint(file);
-  }
-  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                     fracmfg::test::quiet_logger());
-  second.restart(file);
-  const auto r = second.solve();
+  mfg::SolveResult r;
+  const auto second = restarted_after(cfg, 3, file, r);
   EXPECT_TRUE(r.converged);
-  const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(second);
+  const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(*second);
   const double du = fracmfg::test::relative_difference(whole.levels.u, resumed.u);
   const double dm = fracmfg::test::relative_difference(whole.levels.m, resumed.m);
   if (fracmfg::test::world_rank() == 0) {
@@ -351,22 +361,14 @@ TEST(MfgTwoGrid, AutoFallsBackToTheFixedPointWhereTheTwoGridIterationFails) {
   // A checkpoint after the hand-over: the restart goes on with the fixed point (its damping
   // in the history), to the same solution.
   const std::string file = dir.path() + "/auto.chk.h5";
-  {
-    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                      fracmfg::test::quiet_logger());
-    for (int i = 0; i < failed + 3; ++i) first.iterate();
-    first.write_checkpoint(file);
-  }
-  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                     fracmfg::test::quiet_logger());
-  second.restart(file);
-  const auto resumed = second.solve();
+  mfg::SolveResult resumed;
+  const auto second = restarted_after(cfg, failed + 3, file, resumed);
   EXPECT_TRUE(resumed.converged);
   EXPECT_EQ(resumed.iterations, r.iterations);
-  for (const auto& rec : second.history()) {
+  for (const auto& rec : second->history()) {
     EXPECT_EQ(rec.damping, rec.iteration <= failed + 1 ? 1.0 : 0.5) << rec.iteration;
   }
-  const fracmfg::test::MfgLevels b = fracmfg::test::levels_of(second);
+  const fracmfg::test::MfgLevels b = fracmfg::test::levels_of(*second);
   EXPECT_EQ(fracmfg::test::relative_difference(a.u, b.u), 0.0);
   EXPECT_EQ(fracmfg::test::relative_difference(a.m, b.m), 0.0);
 }
@@ -440,19 +442,11 @@ TEST(MfgAuto, TheFixedPointHalvesAStallingDampingAndStartsAgain) {
 
   // Checkpointed 3 iterations after the halving and restarted: the same run.
   const std::string file = dir.path() + "/auto_damping.chk.h5";
-  {
-    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                      fracmfg::test::quiet_logger());
-    for (int i = 0; i < stalled + 3; ++i) first.iterate();
-    first.write_checkpoint(file);
-  }
-  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                     fracmfg::test::quiet_logger());
-  second.restart(file);
-  const auto resumed = second.solve();
+  mfg::SolveResult resumed;
+  const auto second = restarted_after(cfg, stalled + 3, file, resumed);
   EXPECT_TRUE(resumed.converged);
   EXPECT_EQ(resumed.iterations, r.iterations);
-  const fracmfg::test::MfgLevels b = fracmfg::test::levels_of(second);
+  const fracmfg::test::MfgLevels b = fracmfg::test::levels_of(*second);
   EXPECT_EQ(fracmfg::test::relative_difference(a.u, b.u), 0.0);
   EXPECT_EQ(fracmfg::test::relative_difference(a.m, b.m), 0.0);
 }
