@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -108,12 +109,9 @@ int run(fracmfg::core::Environment& env) {
   } else if (method == "all") {
     methods = {"fixed_point", "newton", "two_grid"};
   } else {
-    std::size_t start = 0;
-    for (std::size_t comma = method.find(','); start <= method.size();
-         comma = method.find(',', start)) {
-      if (comma == std::string::npos) comma = method.size();
-      if (comma > start) methods.push_back(method.substr(start, comma - start));
-      start = comma + 1;
+    std::istringstream list(method);
+    for (std::string m; std::getline(list, m, ',');) {
+      if (!m.empty()) methods.push_back(m);
     }
   }
   struct Stats {

@@ -73,7 +73,7 @@ void Solver::start_from(const Solver& coarse) {
   // changes little with the grid: 0.344, 0.331, 0.320 on the 2D crowd game of 64^2 x 25,
   // 128^2 x 50, 256^2 x 100) is where the finer one starts.
   const Impl& c = *coarse.impl_;
-  if (d.adapt_damping && c.adapt_damping) {
+  if (d.adapts_damping() && c.adapts_damping()) {
     d.problem_.iteration.damping =
         std::min(d.problem_.iteration.damping, c.problem_.iteration.damping);
   }

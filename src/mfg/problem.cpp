@@ -284,6 +284,11 @@ void check_problem(const Problem& p) {
           it.coarse_levels);
 }
 
+bool fixed_point_settings_at_defaults(const io::MfgConfig::Iteration& it) {
+  return it.damping == io::MfgConfig::Iteration::kDefaultDamping &&
+         it.schedule == io::MfgConfig::Iteration::Schedule::fixed && it.anderson == 0;
+}
+
 io::MfgConfig::Iteration::Method resolved_method(const Problem& p) {
   using Method = io::MfgConfig::Iteration::Method;
   const io::MfgConfig::Iteration& it = p.iteration;
@@ -294,10 +299,7 @@ io::MfgConfig::Iteration::Method resolved_method(const Problem& p) {
   const bool applies = p.dimension() == 1 && p.diffusion_order >= 2.0 && p.obstacle.is_zero() &&
                        p.hamiltonian.type != Problem::Hamiltonian::Type::congestion &&
                        p.fokker_planck.method == io::MfgConfig::FokkerPlanck::Method::fdm;
-  const bool fixed_point_defaults = it.damping == io::MfgConfig::Iteration::kDefaultDamping &&
-                                    it.schedule == io::MfgConfig::Iteration::Schedule::fixed &&
-                                    it.anderson == 0;
-  return applies && fixed_point_defaults ? Method::two_grid : Method::fixed_point;
+  return applies && fixed_point_settings_at_defaults(it) ? Method::two_grid : Method::fixed_point;
 }
 
 int coarse_points(const Problem& p) {

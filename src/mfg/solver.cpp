@@ -342,28 +342,37 @@ IterationRecord Solver::Impl::iterate() {
       log.warn("mfg iteration ", it, ": ", advice(e));
     }
   }
-  if (adapt_damping && !converged) adapt_the_damping(it);
+  if (adapts_damping() && !converged) adapt_the_damping(it);
   return rec;
 }
 
 void Solver::Impl::adapt_the_damping(int it) {
-  const std::size_t k = history.size(), w = kStallWindow, from = damping_since;
-  if (k < from + 2 * w) return;
-  double before = std::numeric_limits<double>::infinity(), last = before;
-  for (std::size_t i = from; i < k; ++i) {
-    double& smallest = i < k - w ? before : last;
-    smallest = std::min(smallest, change_of(i));
-  }
+  // From a cold start its first change (of u from 0) is 1 by construction and says nothing
+  // of the iteration: the 2D crowd game at 0.25 grows to 19 before it contracts, and
+  // compared with that first 1 its 11th-20th iterations (down to 0.92) looked stalled.
+  const std::size_t from = cold_start + (warm ? 0 : 1);
+  if (history.size() < from + 2 * kStallWindow) return;
+  const auto [before, last] = smallest_changes(from, kStallWindow);
   if (last < kStallFall * before) return;
   const double theta = problem_.iteration.damping;
   if (0.5 * theta < kMinDamping) return;
   problem_.iteration.damping = 0.5 * theta;
-  damping_since = k;
   log.info("mfg iteration ", it, ": the change has not fallen below ", fmt(kStallFall), " x ",
-           fmt(before), " in ", w, " iterations at damping ", fmt(theta),
+           fmt(before), " in ", kStallWindow, " iterations at damping ", fmt(theta),
            ": above this game's largest stable damping; iteration.method auto halves it to ",
            fmt(0.5 * theta), " and starts again from u = 0, m(t) = m0");
   restart_from_initial_state();
+}
+
+std::pair<double, double> Solver::Impl::smallest_changes(std::size_t from,
+                                                         std::size_t window) const {
+  const std::size_t k = history.size();
+  double before = std::numeric_limits<double>::infinity(), last = before;
+  for (std::size_t i = from; i < k; ++i) {
+    double& smallest = i < k - window ? before : last;
+    smallest = std::min(smallest, change_of(i));
+  }
+  return {before, last};
 }
 
 void Solver::Impl::restart_from_initial_state() {
@@ -545,10 +554,7 @@ Solver::Solver(MPI_Comm comm, const Problem& game, exec::Selector* selector, cor
   }
   if (problem.iteration.method == Method::newton) d.build_newton();
   if (problem.iteration.method == Method::two_grid) d.build_two_grid();
-  const io::MfgConfig::Iteration& it = problem.iteration;
-  d.adapt_damping = d.automatic && it.method == Method::fixed_point &&
-                    it.damping == io::MfgConfig::Iteration::kDefaultDamping &&
-                    it.schedule == io::MfgConfig::Iteration::Schedule::fixed && it.anderson == 0;
+  d.tunable_damping = fixed_point_settings_at_defaults(game.iteration);
   const Grid& g = d.model->grid();
   d.log.info("mfg: ", g.dim, "D grid ", g.points_text(), " (", boundary_text(g, problem.domain),
              d.model->has_obstacle() ? ", obstacle" : "", "), ", d.model->steps(),

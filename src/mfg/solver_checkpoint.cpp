@@ -51,7 +51,6 @@ void Solver::write_checkpoint(const std::string& path) const {
   ck.add_scalar_string("schedule", io::to_string(d.problem().iteration.schedule));
   ck.add_scalar_string("iteration_method", io::to_string(d.problem().iteration.method));
   ck.add_scalar_double("damping", d.problem().iteration.damping);
-  ck.add_scalar_int64("damping_since", static_cast<std::int64_t>(d.damping_since));
   ck.add_scalar_int64("cold_start", static_cast<std::int64_t>(d.cold_start));
   ck.add_scalar_double("next_damping", d.theta(iterations()));
   ck.add_scalar_double("best_change", d.best_change);
@@ -154,10 +153,7 @@ void Solver::restart(const std::string& path) {
     d.log.info("mfg: the checkpoint's run had fallen back to the fixed point; it continues so");
   }
   // Under auto the damping may have been adapted: it continues as the checkpoint's.
-  if (d.adapt_damping && rk->has_scalar("damping_since")) {
-    d.problem_.iteration.damping = rk->scalar_double("damping");
-    d.damping_since = static_cast<std::size_t>(rk->scalar_int64("damping_since"));
-  }
+  if (d.adapts_damping()) d.problem_.iteration.damping = rk->scalar_double("damping");
   d.cold_start =
       rk->has_scalar("cold_start") ? static_cast<std::size_t>(rk->scalar_int64("cold_start")) : 0;
   d.best_change = rk->scalar_double("best_change");

@@ -216,22 +216,31 @@ struct Solver::Impl {
     for (std::size_t i = 0; i < c.size(); ++i) c[i] = change_of(i);
     return c;
   }
+  // The smallest change of iterations [from, k - window) and of the last `window` ones
+  // (k = history.size() >= from + window): how far an iteration has got in its last window.
+  std::pair<double, double> smallest_changes(std::size_t from, std::size_t window) const;
   bool damping_warned = false;  // the estimate above was logged (once per solver)
 
   // iteration.method auto on the fixed point with its settings at their defaults (damping
   // 0.5, schedule fixed, no Anderson; also after a two-grid fall-back): the damping adapts.
   // Where the iteration stalls, the smallest change of the last kStallWindow iterations not
-  // below kStallFall x the smallest of those before (since the damping was last set, at
-  // least 2 x kStallWindow iterations), the damping is halved (not below kMinDamping) and the
-  // iteration starts again from the initial state (from the state it wandered in, a halved
-  // damping took longer than from the start on the games measured). Above the game's largest stable
-  // damping theta* the iteration does not diverge as its linearisation would but wanders at changes
-  // of 0.1-1 (the 2D crowd game at 0.5, theta* 0.34, and 1D games with an obstacle and a stronger
-  // coupling: "The iteration method auto" in docs/performance.md); a converging iteration falls by
-  // 0.75^10 = 0.06 per 10 iterations at damping 0.25, 0.875^10 = 0.26 at 0.125, well below the 0.9
-  // asked.
-  bool adapt_damping = false;
-  std::size_t damping_since = 0;  // the iteration from which the current damping applies
+  // below kStallFall x the smallest of those before (at one damping, so at
+  // least 2 x kStallWindow iterations, from cold_start), the damping is halved (not below
+  // kMinDamping) and the iteration starts again from the initial state (from the state it wandered
+  // in, a halved damping took longer than from the start on the games measured). Above the game's
+  // largest stable damping theta* the iteration does not diverge as its linearisation would but
+  // wanders at changes of 0.1-1 (the 2D crowd game at 0.5, theta* 0.34, and 1D games with an
+  // obstacle and a stronger coupling: "The iteration method auto" in docs/performance.md); a
+  // converging iteration falls by 0.75^10 = 0.06 per 10 iterations at damping 0.25, 0.875^10 = 0.26
+  // at 0.125, well below the 0.9 asked. Whether the damping adapts: auto, the fixed point running,
+  // and the fixed point's settings at their defaults in the deck (tunable_damping; a two-grid
+  // fall-back implies them). The current damping applies from cold_start on (every change of it
+  // restarts).
+  bool tunable_damping = false;
+  bool adapts_damping() const {
+    return automatic && tunable_damping &&
+           problem_.iteration.method == io::MfgConfig::Iteration::Method::fixed_point;
+  }
   static constexpr std::size_t kStallWindow = 10;
   static constexpr double kStallFall = 0.9;
   static constexpr double kMinDamping = 0.05;

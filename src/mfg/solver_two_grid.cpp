@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "fracmfg/core/error.hpp"
@@ -111,9 +110,6 @@ void Solver::Impl::use_fixed_point() {
   problem_.iteration.method = io::MfgConfig::Iteration::Method::fixed_point;
   two_grid.reset();
   newton.reset();
-  // auto chose the two-grid iteration with the fixed point's settings at their defaults.
-  adapt_damping = true;
-  damping_since = history.size();
 }
 
 void Solver::Impl::fall_back_to_fixed_point(const std::string& why) {
@@ -125,13 +121,9 @@ void Solver::Impl::fall_back_to_fixed_point(const std::string& why) {
 }
 
 bool Solver::Impl::two_grid_slow() const {
-  const std::size_t k = history.size(), w = kSlowWindow;
-  if (k < 2 * w) return false;
-  double before = std::numeric_limits<double>::infinity(), last = before;
-  for (std::size_t i = 0; i < k; ++i) {
-    double& smallest = i < k - w ? before : last;
-    smallest = std::min(smallest, change_of(i));
-  }
+  const std::size_t w = kSlowWindow;
+  if (history.size() < 2 * w) return false;
+  const auto [before, last] = smallest_changes(0, w);
   return !(last < std::pow(kSlowRate, static_cast<double>(w)) * before);
 }
 

@@ -178,6 +178,11 @@ void check_problem(const Problem& problem);
 /// where it fails under `auto`. Never returns automatic.
 io::MfgConfig::Iteration::Method resolved_method(const Problem& problem);
 
+/// Whether the fixed point's own settings are at their defaults (damping 0.5, schedule
+/// fixed, anderson 0): where they are, `auto` may choose the two-grid iteration and its fixed
+/// point adapts the damping (mfg::Solver).
+bool fixed_point_settings_at_defaults(const io::MfgConfig::Iteration& iteration);
+
 /// Grid sequencing (iteration.coarse_levels): the tolerance each coarse level is solved to,
 /// max(tolerance, coarse_tolerance), where coarse_tolerance 0 stands for the method's
 /// default: 1e-3 for the fixed point and Newton, 1e-2 for the two-grid iteration (each finer
