@@ -312,17 +312,35 @@ int coarse_points(const Problem& p) {
   return std::max(kCoarsePoints, finest / 20);
 }
 
-int coarse_levels(const Problem& p) {
-  const auto& it = p.iteration;
-  if (it.coarse_levels >= 0) return it.coarse_levels;
-  if (resolved_method(p) != io::MfgConfig::Iteration::Method::two_grid) return 0;
-  const int coarse = coarse_points(p);
+namespace {
+
+// Halvings of the grid that keep at least `points` points on every axis, at most 8.
+int halvings_keeping(const Problem& p, int points) {
   int levels = 0;
   while (levels < 8 && std::all_of(p.grid.points.begin(), p.grid.points.end(),
-                                   [&](int n) { return (n >> (levels + 1)) >= coarse; })) {
+                                   [&](int n) { return (n >> (levels + 1)) >= points; })) {
     ++levels;
   }
   return levels;
+}
+
+}  // namespace
+
+int coarse_levels(const Problem& p) {
+  using Method = io::MfgConfig::Iteration::Method;
+  const auto& it = p.iteration;
+  if (it.coarse_levels >= 0) return it.coarse_levels;
+  const Method method = resolved_method(p);
+  if (method == Method::two_grid) return halvings_keeping(p, coarse_points(p));
+  // auto's fixed point at its default settings adapts its damping (mfg::Solver): where the
+  // game needs a smaller one, the stall that finds out is paid on the coarsest grid.
+  constexpr int kFixedPointCoarsest = 16;
+  const bool adapting = it.method == Method::automatic && method == Method::fixed_point &&
+                        fixed_point_settings_at_defaults(it);
+  if (adapting && p.dimension() >= 2 && p.obstacle.is_zero()) {
+    return halvings_keeping(p, kFixedPointCoarsest);
+  }
+  return 0;
 }
 
 double coarse_level_tolerance(const Problem& p) {

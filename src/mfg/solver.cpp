@@ -532,6 +532,9 @@ Solver::Solver(MPI_Comm comm, const Problem& game, exec::Selector* selector, cor
   using Method = io::MfgConfig::Iteration::Method;
   d.automatic = game.iteration.method == Method::automatic;
   d.problem_ = game;
+  // The copy holds what the deck's defaults resolve to (read downstream: the coarse start,
+  // the coarse levels' defaults, a re-split's work spaces, the checkpoint).
+  d.problem_.iteration.coarse_levels = coarse_levels(game);
   d.problem_.iteration.method = resolved_method(game);
   const Problem& problem = d.problem_;
   d.model = std::make_unique<Model>(comm, problem);

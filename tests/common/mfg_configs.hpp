@@ -4,6 +4,7 @@
 // between runs and rank counts.
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,24 @@ inline SolvedGame solve_game(MPI_Comm comm, const std::string& deck, int max_ite
   s.converged = r.converged;
   s.levels = levels_of(solver);
   return s;
+}
+
+/// The game of cfg interrupted after `iterations` outer iterations, checkpointed to `file`,
+/// restarted in a new solver on MPI_COMM_WORLD and solved to the end there (its result in
+/// `result`). Collective.
+inline std::unique_ptr<mfg::Solver> restarted_after(const io::MfgConfig& cfg, int iterations,
+                                                    const std::string& file,
+                                                    mfg::SolveResult& result) {
+  {
+    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr, quiet_logger());
+    for (int i = 0; i < iterations; ++i) first.iterate();
+    first.write_checkpoint(file);
+  }
+  auto second = std::make_unique<mfg::Solver>(MPI_COMM_WORLD, mfg::problem_from_config(cfg),
+                                              nullptr, quiet_logger());
+  second->restart(file);
+  result = second->solve();
+  return second;
 }
 
 /// The levels one after the other.

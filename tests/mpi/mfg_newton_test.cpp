@@ -511,18 +511,10 @@ TEST(MfgNewton, RestartFromACheckpointEndsAtTheSameSolution) {
   const Solved whole = solve_on(MPI_COMM_WORLD, deck);
   const auto cfg = fracmfg::test::mfg_config(deck, 400);
   const std::string file = dir.path() + "/newton.chk.h5";
-  {
-    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                      fracmfg::test::quiet_logger());
-    for (int i = 0; i < 3; ++i) first.iterate();
-    first.write_checkpoint(file);
-  }
-  mfg::Solver second(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                     fracmfg::test::quiet_logger());
-  second.restart(file);
-  const auto r = second.solve();
+  mfg::SolveResult r;
+  const auto second = fracmfg::test::restarted_after(cfg, 3, file, r);
   EXPECT_TRUE(r.converged);
-  const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(second);
+  const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(*second);
   const double du = fracmfg::test::relative_difference(whole.levels.u, resumed.u);
   const double dm = fracmfg::test::relative_difference(whole.levels.m, resumed.m);
   if (fracmfg::test::world_rank() == 0) {

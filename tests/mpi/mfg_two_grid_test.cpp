@@ -85,23 +85,6 @@ Solved solve_on(MPI_Comm comm, const std::string& deck, int max_iterations = 400
   return fracmfg::test::solve_game(comm, deck, max_iterations);
 }
 
-// The game of cfg interrupted after `iterations`, checkpointed to `file`, restarted in a new
-// solver and solved to the end there (its result in `result`). Collective.
-std::unique_ptr<mfg::Solver> restarted_after(const fracmfg::io::MfgConfig& cfg, int iterations,
-                                             const std::string& file, mfg::SolveResult& result) {
-  {
-    mfg::Solver first(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
-                      fracmfg::test::quiet_logger());
-    for (int i = 0; i < iterations; ++i) first.iterate();
-    first.write_checkpoint(file);
-  }
-  auto second = std::make_unique<mfg::Solver>(MPI_COMM_WORLD, mfg::problem_from_config(cfg),
-                                              nullptr, fracmfg::test::quiet_logger());
-  second->restart(file);
-  result = second->solve();
-  return second;
-}
-
 const fracmfg::test::Options kTightSolves = {{"-mfg_hjb_ksp_rtol", "1e-13"},
                                              {"-mfg_fp_ksp_rtol", "1e-14"},
                                              {"-mfg_newton_sweep_ksp_rtol", "1e-12"}};
@@ -244,7 +227,7 @@ TEST(MfgTwoGrid, RestartFromACheckpointEndsAtTheSameSolution) {
   const auto cfg = fracmfg::test::mfg_config(deck, 400);
   const std::string file = dir.path() + "/two_grid.chk.h5";
   mfg::SolveResult r;
-  const auto second = restarted_after(cfg, 3, file, r);
+  const auto second = fracmfg::test::restarted_after(cfg, 3, file, r);
   EXPECT_TRUE(r.converged);
   const fracmfg::test::MfgLevels resumed = fracmfg::test::levels_of(*second);
   const double du = fracmfg::test::relative_difference(whole.levels.u, resumed.u);
@@ -362,7 +345,7 @@ TEST(MfgTwoGrid, AutoFallsBackToTheFixedPointWhereTheTwoGridIterationFails) {
   // in the history), to the same solution.
   const std::string file = dir.path() + "/auto.chk.h5";
   mfg::SolveResult resumed;
-  const auto second = restarted_after(cfg, failed + 3, file, resumed);
+  const auto second = fracmfg::test::restarted_after(cfg, failed + 3, file, resumed);
   EXPECT_TRUE(resumed.converged);
   EXPECT_EQ(resumed.iterations, r.iterations);
   for (const auto& rec : second->history()) {
@@ -443,7 +426,7 @@ TEST(MfgAuto, TheFixedPointHalvesAStallingDampingAndStartsAgain) {
   // Checkpointed 3 iterations after the halving and restarted: the same run.
   const std::string file = dir.path() + "/auto_damping.chk.h5";
   mfg::SolveResult resumed;
-  const auto second = restarted_after(cfg, stalled + 3, file, resumed);
+  const auto second = fracmfg::test::restarted_after(cfg, stalled + 3, file, resumed);
   EXPECT_TRUE(resumed.converged);
   EXPECT_EQ(resumed.iterations, r.iterations);
   const fracmfg::test::MfgLevels b = fracmfg::test::levels_of(*second);
@@ -478,6 +461,14 @@ TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
   EXPECT_NE(text.find("coarse start level 1: 24 x 24 points"), std::string::npos) << text;
   EXPECT_EQ(text.find("halves it"), std::string::npos) << text;  // not on the fine level
   for (const auto& rec : solver.history()) EXPECT_EQ(rec.damping, 0.25) << rec.iteration;
+  // The deck's default (coarse_levels -1) is this coarse start: every halving that keeps 16
+  // points per axis (mfg::coarse_levels).
+  const Solved by_default = solve_on(MPI_COMM_WORLD, with_levels("-1"));
+  const fracmfg::test::MfgLevels one_level = fracmfg::test::levels_of(solver);
+  ASSERT_TRUE(by_default.converged);
+  EXPECT_EQ(by_default.iterations, r.iterations);
+  EXPECT_EQ(fracmfg::test::relative_difference(by_default.levels.u, one_level.u), 0.0);
+  EXPECT_EQ(fracmfg::test::relative_difference(by_default.levels.m, one_level.m), 0.0);
   // The cold fine solve alone halves its own, once: its restart at 0.25 grows to changes
   // of about 10 before it contracts, which must not read as a stall against the cold start's
   // first change (1 by construction). After the halving it is the solve at 0.25.

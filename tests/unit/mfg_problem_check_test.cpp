@@ -115,6 +115,49 @@ TEST(MfgProblemCheck, CoarseLevelsAndCoarsePointsFollowTheMethodAndTheGrid) {
   EXPECT_EQ(mfg::coarse_levels(p), 1);  // 300 / 2 = 150 >= 128, 75 < 128
 }
 
+// Under auto in 2D and 3D the fixed point at its default settings starts from every coarser
+// grid of at least 16 points per axis (its damping adapts, and a stall is cheapest there);
+// not where a setting of the fixed point is tuned, an obstacle stands or the method is named.
+TEST(MfgProblemCheck, AutoStartsTheFixedPointFromCoarserGridsIn2DAnd3D) {
+  using Method = fracmfg::io::MfgConfig::Iteration::Method;
+  mfg::Problem p;
+  p.domain.length = {1.0, 1.0};
+  p.grid.points = {256, 256};
+  ASSERT_EQ(mfg::resolved_method(p), Method::fixed_point);
+  EXPECT_EQ(mfg::coarse_levels(p), 4);  // 128, 64, 32, 16
+  EXPECT_EQ(mfg::coarse_level_tolerance(p), 1e-3);
+  p.grid.points = {48, 48};
+  EXPECT_EQ(mfg::coarse_levels(p), 1);  // 24; 12 < 16
+  p.grid.points = {31, 256};
+  EXPECT_EQ(mfg::coarse_levels(p), 0);  // every axis keeps 16
+  p.grid.points = {1 << 14, 1 << 14};
+  EXPECT_EQ(mfg::coarse_levels(p), 8);  // at most 8
+  p.grid.points = {256, 256};
+  p.iteration.damping = 0.3;
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.iteration.damping = fracmfg::io::MfgConfig::Iteration::kDefaultDamping;
+  p.iteration.anderson = 3;
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.iteration.anderson = 0;
+  p.iteration.method = Method::fixed_point;
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.iteration.method = Method::automatic;
+  p.iteration.coarse_levels = 2;  // explicit values as given
+  EXPECT_EQ(mfg::coarse_levels(p), 2);
+  p.iteration.coarse_levels = -1;
+  p.obstacle = mfg::Field::function([](double x, double) { return 0.1 - x; });
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+  p.obstacle = mfg::Problem{}.obstacle;
+  p.domain.length = {1.0, 1.0, 1.0};
+  p.grid.points = {64, 64, 64};
+  EXPECT_EQ(mfg::coarse_levels(p), 2);  // 32, 16
+  p.domain.length = {1.0};  // 1D: the two-grid iteration's rule, or none for the fixed point
+  p.grid.points = {1024};
+  p.hamiltonian.type = mfg::Problem::Hamiltonian::Type::congestion;
+  ASSERT_EQ(mfg::resolved_method(p), Method::fixed_point);
+  EXPECT_EQ(mfg::coarse_levels(p), 0);
+}
+
 }  // namespace
 
 // iteration.method auto: the two-grid iteration where the deck would allow it and the fixed

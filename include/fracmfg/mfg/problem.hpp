@@ -194,8 +194,12 @@ double coarse_level_tolerance(const Problem& problem);
 /// 0 or more; -1 (the default) stands for the method's default: 0 for the fixed point and
 /// Newton, and for the two-grid iteration every halving that keeps at least its coarse grid's
 /// points (coarse_points(problem)) on every axis, at most 8 (the 10^4-point 1D game: 4, down
-/// to 625 points; games of fewer than 256 points per axis: 0). Levels with fewer than 4
-/// points per axis are skipped when the solve starts (mfg/solver.hpp).
+/// to 625 points; games of fewer than 256 points per axis: 0). Under `auto` in 2D and 3D,
+/// where the fixed point runs at its default settings (and adapts its damping) and there is
+/// no obstacle: every halving that keeps at least 16 points per axis, at most 8 (a stall
+/// that halves the damping is then paid on the coarsest grid; the 2D crowd game of 128^2 x 50
+/// on 2 ranks: 17.3 s from 2 levels against 59.6 s, docs/performance.md). Levels with fewer
+/// than 4 points per axis are skipped when the solve starts (mfg/solver.hpp).
 int coarse_levels(const Problem& problem);
 
 /// The two-grid iteration's coarse grid, in points per axis (the grid has min(points, this)):
