@@ -223,9 +223,9 @@ struct Solver::Impl {
 
   // iteration.method auto on the fixed point with its settings at their defaults (damping
   // 0.5, schedule fixed, no Anderson; also after a two-grid fall-back): the damping adapts.
-  // Where the iteration stalls, the smallest change of the last kStallWindow iterations not
-  // below kStallFall x the smallest of those before (at one damping, so at
-  // least 2 x kStallWindow iterations, from cold_start), the damping is halved (not below
+  // Where the iteration stalls, the smallest change of the last window not below kStallFall x
+  // the smallest of those before (at one damping, so at least two windows from cold_start; a
+  // window is kStallWindow iterations at 0.5 and grows as 1 / damping), the damping is halved (not below
   // kMinDamping) and the iteration starts again from the initial state (from the state it wandered
   // in, a halved damping took longer than from the start on the games measured). Above the game's
   // largest stable damping theta* the iteration does not diverge as its linearisation would but
