@@ -355,9 +355,8 @@ void Solver::Impl::adapt_the_damping(int it) {
   // A damping theta moves the fields theta of the way per iteration, so a window of the same
   // progress is 10 iterations at 0.5, 20 at 0.25, 40 at 0.125: the 256^2 x 100 crowd game's
   // cold start grows for more than 20 iterations at 0.25 (stable there) before it contracts.
-  const auto window = static_cast<std::size_t>(
-      std::lround(static_cast<double>(kStallWindow) *
-                  io::MfgConfig::Iteration::kDefaultDamping / theta));
+  const auto window = static_cast<std::size_t>(std::lround(
+      static_cast<double>(kStallWindow) * io::MfgConfig::Iteration::kDefaultDamping / theta));
   if (history.size() < from + 2 * window) return;
   const auto [before, last] = smallest_changes(from, window);
   if (last < kStallFall * before) return;

@@ -225,13 +225,13 @@ struct Solver::Impl {
   // 0.5, schedule fixed, no Anderson; also after a two-grid fall-back): the damping adapts.
   // Where the iteration stalls, the smallest change of the last window not below kStallFall x
   // the smallest of those before (at one damping, so at least two windows from cold_start; a
-  // window is kStallWindow iterations at 0.5 and grows as 1 / damping), the damping is halved (not below
-  // kMinDamping) and the iteration starts again from the initial state (from the state it wandered
-  // in, a halved damping took longer than from the start on the games measured). Above the game's
-  // largest stable damping theta* the iteration does not diverge as its linearisation would but
-  // wanders at changes of 0.1-1 (the 2D crowd game at 0.5, theta* 0.34, and 1D games with an
-  // obstacle and a stronger coupling: "The iteration method auto" in docs/performance.md); a
-  // converging iteration falls by 0.75^10 = 0.06 per 10 iterations at damping 0.25, 0.875^10 = 0.26
+  // window is kStallWindow iterations at 0.5 and grows as 1 / damping), the damping is halved
+  // (not below kMinDamping) and the iteration starts again from the initial state (from the state
+  // it wandered in, a halved damping took longer than from the start on the games measured). Above
+  // the game's largest stable damping theta* the iteration does not diverge as its linearisation
+  // would but wanders at changes of 0.1-1 (the 2D crowd game at 0.5, theta* 0.34, and 1D games with
+  // an obstacle and a stronger coupling: "The iteration method auto" in docs/performance.md); a
+  // converging iteration falls by 0.75^20 = 0.003 per window at damping 0.25, 0.875^40 = 0.005
   // at 0.125, well below the 0.9 asked. Whether the damping adapts: auto, the fixed point running,
   // and the fixed point's settings at their defaults in the deck (tunable_damping; a two-grid
   // fall-back implies them). The current damping applies from cold_start on (every change of it

@@ -198,7 +198,7 @@ double coarse_level_tolerance(const Problem& problem);
 /// where the fixed point runs at its default settings (and adapts its damping) and there is
 /// no obstacle: every halving that keeps at least 16 points per axis, at most 8 (a stall
 /// that halves the damping is then paid on the coarsest grid; the 2D crowd game of 128^2 x 50
-/// on 2 ranks: 17.3 s from 2 levels against 59.6 s, docs/performance.md). Levels with fewer
+/// on 2 ranks: 15.3 s from its 3 levels against 59.6 s, docs/performance.md). Levels with fewer
 /// than 4 points per axis are skipped when the solve starts (mfg/solver.hpp).
 int coarse_levels(const Problem& problem);
 
