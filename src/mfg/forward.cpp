@@ -18,6 +18,7 @@ class FdmForward final : public ForwardMethod {
   FdmForward(const Model& model, exec::Selector* selector) : model_(model), fp_(model, selector) {}
   void begin() override {}
   void set_tolerance(double rtol) override { fp_.set_relative_tolerance(rtol); }
+  bool uses_guess() const override { return !fp_.direct(); }
   void set_density(Vec m) override { fp_.set_density(m); }
   void advance(int n, Vec u, Vec m, Vec m_next, Vec guess) override {
     fp_.set_time_level(n);

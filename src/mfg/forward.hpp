@@ -36,6 +36,9 @@ class ForwardMethod {
   virtual void set_tolerance(double) {}
   /// The mass that left through the exits in the last advance() (0 without exits).
   virtual double outflow() const { return 0.0; }
+  /// Whether advance() iterates from its guess (a Krylov solve), so that a better guess
+  /// saves work. Not collective.
+  virtual bool uses_guess() const { return false; }
 };
 
 /// The method the model's problem asks for. Collective.

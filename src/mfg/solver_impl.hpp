@@ -167,8 +167,8 @@ struct Solver::Impl {
   static void blend(Vec fresh, Vec old, double t, double& change2, double& size2);
   double newton_tolerance() const;
   double fp_tolerance() const;
-  Vec initial_guess(int k, int n);
-  Vec density_guess(int n);
+  void initial_guess(int k, int n, double t, Vec u);
+  Vec density_guess(int n, double t, Vec m_next);
   IterationRecord iterate();
   // The end of every method's outer iteration: the HJB Newton iterations since newton0 and
   // the iteration's time since t0 (max over the ranks) into rec. Collective.

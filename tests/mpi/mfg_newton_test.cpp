@@ -220,7 +220,7 @@ std::vector<VecPtr> levels_on(DM dm, int count) {
 
 // max over levels of ||K v - (Psi(U + e v) - Psi(U - e v)) / 2e|| relative to ||K v||, at
 // the U of a few fixed-point iterations of the game.
-double linearisation_error(const std::string& deck) {
+double linearisation_error(const std::string& deck, double eps = 1e-6) {
   const auto cfg = fracmfg::test::mfg_config(deck, 4);
   mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::test::quiet_logger());
@@ -254,7 +254,6 @@ double linearisation_error(const std::string& deck) {
     std::copy(a.get(), a.get() + count, x.begin() + static_cast<std::ptrdiff_t>(l * n));
   }
   game.apply(x.data(), y.data());  // y = v - K v
-  const double eps = 1e-6;
   std::vector<VecPtr> up = levels_on(dm, levels), um = levels_on(dm, levels),
                       mp = levels_on(dm, levels), mm = levels_on(dm, levels),
                       pp = levels_on(dm, levels), pm = levels_on(dm, levels);
@@ -299,7 +298,10 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
             1e-5);
   EXPECT_LT(linearisation_error(game_2d("reflecting", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_2d("periodic", kFixed)), 1e-5);
-  EXPECT_LT(linearisation_error(game_3d("reflecting", kFixed)), 1e-5);
+  // q = 1.7 (game_3d): the Hessian of |p|^q is singular at p = 0 (see game_room_2d), and the
+  // U of the 4 fixed-point iterations of this game has gradients near 1e-6 on some rank
+  // counts, where central differences at 1e-6 are off by 2e-4; at 1e-8 they agree to 1e-7.
+  EXPECT_LT(linearisation_error(game_3d("reflecting", kFixed), 1e-8), 1e-5);
   EXPECT_LT(linearisation_error(game_3d("periodic", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_exit_1d(kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_room_2d(kFixed)), 1e-5);
