@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/petsc_options.hpp"
 
@@ -15,6 +17,22 @@ bool direct_option(MPI_Comm comm, const char* prefix) {
                             "1D: the step written straight into the tridiagonal solver (no "
                             "SNES/KSP monitors or views); false: PETSc's objects"},
                            true);
+}
+
+int fp_pc_lag_option(MPI_Comm comm) {
+  const long long lag = core::option_int(
+      comm, "mfg_fp_", "-pc_lag",
+      {"fracmfg mfg Fokker-Planck preconditioner",
+       "2D/3D: build the preconditioner at the time levels n with n % lag == 0 of a sweep and "
+       "reuse it up to the next (1: at every level)"},
+      4);
+  if (lag < 1 || lag > 1000000) {
+    // The same option on every rank: every rank leaves here.
+    throw core::CollectiveError(
+        "-mfg_fp_pc_lag: " + std::to_string(lag) + " is out of range (1 to 1000000)",
+        ExitCode::usage, 0);
+  }
+  return static_cast<int>(lag);
 }
 
 bool sweep_views_option(MPI_Comm comm) {

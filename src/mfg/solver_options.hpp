@@ -10,6 +10,10 @@
 //                            preonly, fracmfg_tridiag); another type chosen by an option is
 //                            PETSc's path.
 //   -mfg_fp_direct <bool>    the same for the Fokker-Planck step (preonly, fracmfg_tridiag).
+//   -mfg_fp_pc_lag <int>     2D and 3D: the Fokker-Planck preconditioner is built at the
+//                            time levels n with n % lag == 0 of a sweep and reused for the
+//                            levels up to the next (the matrix moves little over a few time
+//                            steps). Default 4; 1 builds it at every level.
 //   -mfg_sweep_views <bool>  PETSc's -*_view and -*_converged_reason options are looked up
 //                            at every solve of the sweeps; false switches those lookups off
 //                            (PetscOptionsPushGetViewerOff), a measurable share of a small
@@ -22,6 +26,9 @@ namespace fracmfg::mfg::detail {
 
 /// -<prefix>direct (registered). Collective on comm.
 bool direct_option(MPI_Comm comm, const char* prefix);
+
+/// -mfg_fp_pc_lag (registered; >= 1). Collective on comm.
+int fp_pc_lag_option(MPI_Comm comm);
 
 /// -mfg_sweep_views (registered). Collective on comm.
 bool sweep_views_option(MPI_Comm comm);

@@ -21,6 +21,7 @@
 #include "common/scoped_options.hpp"
 #include "common/test_support.hpp"
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/solve_control.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/solver.hpp"
@@ -504,7 +505,7 @@ TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
 // crowd game of 48^2 x 20 from its coarse start the fine level's HJB steps take 1.23 Newton
 // systems per level and iteration on one rank, against 1.56 from the previous iterate
 // alone (the start before; docs/performance.md).
-TEST(MfgAuto, TheShiftedStartSavesNewtonStepsOnA2DGame) {
+TEST(MfgSweeps, TheShiftedStartSavesNewtonStepsOnA2DGame) {
   const std::string deck =
       "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
       "  grid: {points: [48, 48]}\n  time: {horizon: 1.0, steps: 20}\n  diffusion: 0.01\n"
@@ -525,6 +526,50 @@ TEST(MfgAuto, TheShiftedStartSavesNewtonStepsOnA2DGame) {
   }
   EXPECT_GE(per_level, 1.0);
   EXPECT_LT(per_level, 1.35);
+}
+
+// -mfg_fp_pc_lag: the Fokker-Planck preconditioner built every lag levels of a sweep changes
+// the Krylov path only: the same iterations, the same solution to the solves' tolerances,
+// from a factorisation at every level (1), every 4 (the default) or one per sweep; a lag
+// below 1 is refused with the option's name.
+TEST(MfgSweeps, TheFokkerPlanckPreconditionerLagChangesOnlyTheKrylovPath) {
+  const std::string deck =
+      "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
+      "  grid: {points: [24, 22]}\n  time: {horizon: 1.0, steps: 12}\n  diffusion: 0.02\n"
+      "  coupling: {type: log, potential: \"20*exp(-((x-0.5)^2 + (y-0.5)^2)/0.01)\"}\n"
+      "  initial_density: \"exp(-((x-0.2)^2 + (y-0.5)^2)/0.02)\"\n"
+      "  terminal_cost: \"3*(x-0.9)^2\"\n"
+      "  iteration: {damping: 0.3, tolerance: 1.0e-9, max_iterations: MAXIT}\n";
+  auto with_lag = [&](const char* lag) {
+    const fracmfg::test::ScopedOptions option(fracmfg::test::Options{{"-mfg_fp_pc_lag", lag}});
+    return solve_on(MPI_COMM_WORLD, deck);
+  };
+  const Solved every = with_lag("1");
+  ASSERT_TRUE(every.converged);
+  for (const char* lag : {"4", "1000"}) {
+    const Solved lagged = with_lag(lag);
+    ASSERT_TRUE(lagged.converged) << lag;
+    const double du = fracmfg::test::relative_difference(every.levels.u, lagged.levels.u);
+    const double dm = fracmfg::test::relative_difference(every.levels.m, lagged.levels.m);
+    if (fracmfg::test::world_rank() == 0) {
+      std::printf("  lag %s: %d iterations (lag 1: %d), difference u %.2e, m %.2e\n", lag,
+                  lagged.iterations, every.iterations, du, dm);
+    }
+    EXPECT_EQ(lagged.iterations, every.iterations) << lag;
+    EXPECT_LT(du, 1e-9) << lag;
+    EXPECT_LT(dm, 1e-9) << lag;
+  }
+  const fracmfg::test::ScopedOptions zero(fracmfg::test::Options{{"-mfg_fp_pc_lag", "0"}});
+  try {
+    mfg::Solver solver(MPI_COMM_WORLD,
+                       mfg::problem_from_config(fracmfg::test::mfg_config(deck, 10)), nullptr,
+                       fracmfg::test::quiet_logger());
+    ADD_FAILURE() << "a lag of 0 was accepted";
+  } catch (const fracmfg::core::CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), fracmfg::ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("-mfg_fp_pc_lag: 0 is out of range"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(MfgTwoGrid, DeckRefusesWhatItDoesNotSupport) {
