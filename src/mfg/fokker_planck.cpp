@@ -40,7 +40,7 @@ struct FokkerPlanckFdm::Impl {
   bool nonzero_guess = false;
   // -mfg_fp_pc_lag: the preconditioner is built at the levels n % pc_lag == 0 (linear_solve()).
   // On the 2D crowd game of 128^2 x 50 (2 ranks) 4 builds a third fewer ILU(3) factorisations
-  // for 5 % more applications, and the solve takes about 10 % less time (docs/performance.md).
+  // for 5 % more applications, and the solve takes 5-10 % less time (docs/performance.md).
   int pc_lag = 1;
   // Krylov tolerance: kDefaultRtol unless set_relative_tolerance() loosened it; fixed when
   // the options give -mfg_fp_ksp_rtol.

@@ -170,7 +170,7 @@ double Solver::Impl::fp_tolerance() const {
 // Newton's start for HJB level n, written into u: the previous iterate shifted by the change
 // this sweep made one level later, U^n + (u~^{n+1} - U^{n+1}_old). The change of a sweep
 // varies slowly in time, so that start is closer than U^n or u~^{n+1} alone: on the 2D crowd
-// game of 128^2 x 50 the fine level's first 10 iterations take 54-69 HJB Newton systems
+// game of 128^2 x 50 the fine level's first 10 iterations take 50-69 HJB Newton systems
 // instead of 79-94 (docs/performance.md). U^{n+1} is already blended with damping t
 // (blend(): U^{n+1} = U^{n+1}_old + t (u~^{n+1} - U^{n+1}_old)), so the shift is
 // (u~^{n+1} - U^{n+1}) / (1 - t). Undamped (t = 1: a cold start, or damping 1) the old U^{n+1}
