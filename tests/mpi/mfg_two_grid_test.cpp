@@ -435,26 +435,26 @@ TEST(MfgAuto, TheFixedPointHalvesAStallingDampingAndStartsAgain) {
   EXPECT_EQ(fracmfg::test::relative_difference(a.m, b.m), 0.0);
 }
 
+// The 2D crowd game (inputs/crowd_2d.yaml's) on 48^2 x 20 from `levels` coarse levels, at
+// the deck's default method (auto: the fixed point) and damping.
+std::string crowd_48(const std::string& levels) {
+  return "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
+         "  grid: {points: [48, 48]}\n  time: {horizon: 1.0, steps: 20}\n  diffusion: 0.01\n"
+         "  coupling: {type: log, potential: \"50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))\"}\n"
+         "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)\"\n"
+         "  terminal_cost: \"5*(x-0.9)^2\"\n"
+         "  iteration: {tolerance: 1.0e-6, max_iterations: MAXIT, coarse_levels: " +
+         levels + "}\n";
+}
+
 // With grid sequencing under auto a damping halved on a coarser level is where the finer
 // level starts: the 2D crowd game (the fixed point; damping 0.5 stalls on it) on 48^2 x 20
 // from one coarse level of 24^2 x 10 runs its fine iterations at 0.25 without a halving of its
 // own.
 TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
-  const std::string deck =
-      "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
-      "  grid: {points: [48, 48]}\n  time: {horizon: 1.0, steps: 20}\n  diffusion: 0.01\n"
-      "  coupling: {type: log, potential: \"50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))\"}\n"
-      "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)\"\n"
-      "  terminal_cost: \"5*(x-0.9)^2\"\n"
-      "  iteration: {tolerance: 1.0e-6, max_iterations: MAXIT, coarse_levels: LEVELS}\n";
-  auto with_levels = [&](const char* levels) {
-    std::string d = deck;
-    d.replace(d.find("LEVELS"), 6, levels);
-    return d;
-  };
   const fracmfg::test::CapturedLog captured(fracmfg::core::LogLevel::info);
   mfg::Solver solver(MPI_COMM_WORLD,
-                     mfg::problem_from_config(fracmfg::test::mfg_config(with_levels("1"), 400)),
+                     mfg::problem_from_config(fracmfg::test::mfg_config(crowd_48("1"), 400)),
                      nullptr, captured.log());
   const auto r = solver.solve();
   ASSERT_TRUE(r.converged);
@@ -464,7 +464,7 @@ TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
   for (const auto& rec : solver.history()) EXPECT_EQ(rec.damping, 0.25) << rec.iteration;
   // The deck's default (coarse_levels -1) is this coarse start: every halving that keeps 16
   // points per axis (mfg::coarse_levels).
-  const Solved by_default = solve_on(MPI_COMM_WORLD, with_levels("-1"));
+  const Solved by_default = solve_on(MPI_COMM_WORLD, crowd_48("-1"));
   const fracmfg::test::MfgLevels one_level = fracmfg::test::levels_of(solver);
   ASSERT_TRUE(by_default.converged);
   EXPECT_EQ(by_default.iterations, r.iterations);
@@ -475,8 +475,8 @@ TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
   // first change (1 by construction). After the halving it is the solve at 0.25.
   const fracmfg::test::CapturedLog cold_log(fracmfg::core::LogLevel::info);
   mfg::Solver cold(MPI_COMM_WORLD,
-                   mfg::problem_from_config(fracmfg::test::mfg_config(with_levels("0"), 400)),
-                   nullptr, cold_log.log());
+                   mfg::problem_from_config(fracmfg::test::mfg_config(crowd_48("0"), 400)), nullptr,
+                   cold_log.log());
   ASSERT_TRUE(cold.solve().converged);
   const std::string cold_text = cold_log.text();
   EXPECT_NE(cold_text.find("auto halves it to 0.25"), std::string::npos) << cold_text;
@@ -485,7 +485,7 @@ TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
   for (const auto& rec : cold.history()) {
     if (rec.damping == 0.5) stalled = rec.iteration;
   }
-  std::string quarter_deck = with_levels("0");
+  std::string quarter_deck = crowd_48("0");
   quarter_deck.replace(quarter_deck.find("{tolerance"), 10, "{damping: 0.25, tolerance");
   const Solved quarter = solve_on(MPI_COMM_WORLD, quarter_deck);
   ASSERT_TRUE(quarter.converged);
@@ -499,21 +499,14 @@ TEST(MfgAuto, AFinerLevelStartsAtTheDampingACoarserOneFound) {
   EXPECT_LT(r.iterations, cold.iterations());
 }
 
-// What the iteration does not support is a deck error naming the key.
 // The fixed point starts Newton's method for HJB level n from the previous iterate shifted by
 // the change the sweep just made at level n + 1 (Solver::Impl::initial_guess): on the 2D
 // crowd game of 48^2 x 20 from its coarse start the fine level's HJB steps take 1.23 Newton
 // systems per level and iteration on one rank, against 1.56 from the previous iterate
 // alone (the start before; docs/performance.md).
 TEST(MfgSweeps, TheShiftedStartSavesNewtonStepsOnA2DGame) {
-  const std::string deck =
-      "problem: mfg\nmfg:\n  domain: {length: [1.0, 1.0], boundary: reflecting}\n"
-      "  grid: {points: [48, 48]}\n  time: {horizon: 1.0, steps: 20}\n  diffusion: 0.01\n"
-      "  coupling: {type: log, potential: \"50*exp(-((x-0.5)^2/0.002 + (y-0.5)^2/0.03))\"}\n"
-      "  initial_density: \"exp(-((x-0.15)^2 + (y-0.5)^2)/0.01)\"\n"
-      "  terminal_cost: \"5*(x-0.9)^2\"\n"
-      "  iteration: {tolerance: 1.0e-6, max_iterations: MAXIT, coarse_levels: 1}\n";
-  mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(fracmfg::test::mfg_config(deck, 400)),
+  mfg::Solver solver(MPI_COMM_WORLD,
+                     mfg::problem_from_config(fracmfg::test::mfg_config(crowd_48("1"), 400)),
                      nullptr, fracmfg::test::quiet_logger());
   ASSERT_TRUE(solver.solve().converged);
   long long systems = 0;
@@ -572,6 +565,7 @@ TEST(MfgSweeps, TheFokkerPlanckPreconditionerLagChangesOnlyTheKrylovPath) {
   }
 }
 
+// What the iteration does not support is a deck error naming the key.
 TEST(MfgTwoGrid, DeckRefusesWhatItDoesNotSupport) {
   const auto error_of = [](const std::string& deck) -> std::string {
     try {
