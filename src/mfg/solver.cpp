@@ -134,18 +134,22 @@ void Solver::Impl::hjb_rhs(int n, Vec m_next) {
 }
 
 // Accumulates the squared norms of (new - old) and new; updates old <- (1-t) old + t new.
-void Solver::Impl::blend(Vec fresh, Vec old, double t, double& change2, double& size2) {
+void Solver::Impl::blend(Vec fresh, Vec old, double t, double& change2, double& size2, Vec diff) {
   PetscInt n = 0;
   FRACMFG_PETSC_CHECK(VecGetLocalSize(old, &n));
   detail::ReadArray fa(fresh);
   detail::WriteArray fb(old);
   const double* a = fa.get();
   double* b = fb.get();
+  std::optional<core::VecWriteArray> fd;
+  if (diff != nullptr) fd.emplace(diff);
+  double* d = fd ? fd->get() : nullptr;
   const auto sums = detail::lane_sums<2>(n, [&](PetscInt i, double* acc) {
-    const double diff = a[i] - b[i];
-    acc[0] += diff * diff;
+    const double change = a[i] - b[i];
+    acc[0] += change * change;
     acc[1] += a[i] * a[i];
-    b[i] += t * diff;
+    b[i] += t * change;
+    if (d != nullptr) d[i] = change;
   });
   change2 = sums[0];
   size2 = sums[1];
@@ -168,19 +172,16 @@ double Solver::Impl::fp_tolerance() const {
 }
 
 // Newton's start for HJB level n, written into u: the previous iterate shifted by the change
-// this sweep made one level later, U^n + (u~^{n+1} - U^{n+1}_old). The change of a sweep
-// varies slowly in time, so that start is closer than U^n or u~^{n+1} alone: on the 2D crowd
-// game of 128^2 x 50 the fine level's first 10 iterations take 50-69 HJB Newton systems
-// instead of 79-94 (docs/performance.md). U^{n+1} is already blended with damping t
-// (blend(): U^{n+1} = U^{n+1}_old + t (u~^{n+1} - U^{n+1}_old)), so the shift is
-// (u~^{n+1} - U^{n+1}) / (1 - t). Undamped (t = 1: a cold start, or damping 1) the old U^{n+1}
-// is gone: the start is then u~^{n+1} from a cold start, else U^n, or u~^{n+1} where its
-// residual is smaller while U moves by more than 1e-2.
+// this sweep made one level later, U^n + (u~^{n+1} - U^{n+1}_old) (blend() left that change in
+// `shift`). The change of a sweep varies slowly in time, so that start is closer than U^n or
+// u~^{n+1} alone: on the 2D crowd game of 128^2 x 50 the fine level's first 10 iterations take
+// 50-69 HJB Newton systems instead of 79-94 (docs/performance.md). Undamped (t = 1: a cold
+// start, or damping 1) the old U^{n+1} is not kept: the start is then u~^{n+1} from a cold
+// start, else U^n, or u~^{n+1} where its residual is smaller while U moves by more than 1e-2.
 void Solver::Impl::initial_guess(int k, int n, double t, Vec u) {
   const auto here = static_cast<std::size_t>(n);
   if (t < 1.0) {
-    FRACMFG_PETSC_CHECK(VecWAXPY(u, -1.0, x.u[here + 1].get(), ut_next.get()));
-    FRACMFG_PETSC_CHECK(VecAYPX(u, 1.0 / (1.0 - t), x.u[here].get()));
+    FRACMFG_PETSC_CHECK(VecWAXPY(u, 1.0, shift.get(), x.u[here].get()));
     return;
   }
   Vec pick = x.u[here].get();
@@ -196,19 +197,18 @@ void Solver::Impl::initial_guess(int k, int n, double t, Vec u) {
 
 // The Krylov start of the Fokker-Planck solve for level n + 1, as initial_guess(): the
 // previous iterate shifted by the change at level n, M^{n+1} + (m~^n - M^n_old), written into
-// m_next and returned (M^n is blended as U^{n+1} is there). Undamped, the solver's default
-// (m~^n) from a fresh start and until the change of m falls below 1e-2, M^{n+1} after; nullptr
-// where the forward method does not iterate.
+// m_next and returned. Undamped, the solver's default (m~^n) from a fresh start and until the
+// change of m falls below 1e-2, M^{n+1} after; nullptr where the forward method does not
+// iterate.
 Vec Solver::Impl::density_guess(int n, double t, Vec m_next) {
   if (!forward->uses_guess()) return nullptr;
-  const auto here = static_cast<std::size_t>(n);
+  const auto next = static_cast<std::size_t>(n + 1);
   if (t < 1.0) {
-    FRACMFG_PETSC_CHECK(VecWAXPY(m_next, -1.0, x.m[here].get(), mt.get()));
-    FRACMFG_PETSC_CHECK(VecAYPX(m_next, 1.0 / (1.0 - t), x.m[here + 1].get()));
+    FRACMFG_PETSC_CHECK(VecWAXPY(m_next, 1.0, shift.get(), x.m[next].get()));
     return m_next;
   }
   if (fresh() || !(history.back().change_m < 1e-2)) return nullptr;
-  return x.m[here + 1].get();
+  return x.m[next].get();
 }
 
 void Solver::Impl::finish_record(IterationRecord& rec, double t0, long long newton0) const {
@@ -256,6 +256,9 @@ IterationRecord Solver::Impl::iterate() {
   if (anderson.depth > 0) copy_state(x, *anderson.x_before);
   const ViewersOff viewers_off(skip_viewers);
   const double newton_tol = newton_tolerance();
+  // Damped, each blend leaves its change for the next level's start (initial_guess(),
+  // density_guess()).
+  Vec shift_out = t < 1.0 ? shift.get() : nullptr;
 
   // Per-level squared norms (local), reduced once at the end: [change, size] per level.
   std::vector<double> norms_u(2 * static_cast<std::size_t>(levels), 0.0);
@@ -267,7 +270,7 @@ IterationRecord Solver::Impl::iterate() {
   if (model->terminal_coupling() != 0.0) {
     FRACMFG_PETSC_CHECK(VecAXPY(un, model->terminal_coupling(), x.m[nt].get()));
   }
-  blend(un, x.u[nt].get(), t, norms_u[2 * nt], norms_u[2 * nt + 1]);
+  blend(un, x.u[nt].get(), t, norms_u[2 * nt], norms_u[2 * nt + 1], shift_out);
   for (int n = nt - 1; n >= 0; --n) {
     hjb_rhs(n, x.m[static_cast<std::size_t>(n + 1)].get());
     Vec u_new = ut.get();
@@ -283,7 +286,7 @@ IterationRecord Solver::Impl::iterate() {
                                       "): " + e.what(),
                                   e.exit_code(), e.origin_rank());
     }
-    blend(u_new, x.u[n].get(), t, norms_u[2 * n], norms_u[2 * n + 1]);
+    blend(u_new, x.u[n].get(), t, norms_u[2 * n], norms_u[2 * n + 1], shift_out);
     std::swap(ut, ut_next);
   }
 
@@ -291,7 +294,7 @@ IterationRecord Solver::Impl::iterate() {
   forward->set_tolerance(fp_tolerance());
   forward->begin();
   FRACMFG_PETSC_CHECK(VecCopy(model->initial_density(), mt.get()));
-  blend(mt.get(), x.m[0].get(), t, norms_m[0], norms_m[1]);
+  blend(mt.get(), x.m[0].get(), t, norms_m[0], norms_m[1], shift_out);
   for (int n = 0; n < nt; ++n) {
     // The HJB step's m^{n+1} (not yet blended), so that the step is that Jacobian's transpose.
     forward->set_density(x.m[static_cast<std::size_t>(n + 1)].get());
@@ -306,7 +309,8 @@ IterationRecord Solver::Impl::iterate() {
     }
     outflow[static_cast<std::size_t>(n + 1)] = forward->outflow();
     check_density(mt_next.get(), it, n + 1);
-    blend(mt_next.get(), x.m[n + 1].get(), t, norms_m[2 * (n + 1)], norms_m[2 * (n + 1) + 1]);
+    blend(mt_next.get(), x.m[n + 1].get(), t, norms_m[2 * (n + 1)], norms_m[2 * (n + 1) + 1],
+          shift_out);
     std::swap(mt, mt_next);
   }
 

@@ -52,6 +52,7 @@ void Solver::Impl::build_operators() {
   rhs = detail::global_vec(dm);
   mt = detail::global_vec(dm);
   mt_next = detail::global_vec(dm);
+  shift = detail::global_vec(dm);
   replicator.reset();
 }
 

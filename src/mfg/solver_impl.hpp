@@ -75,6 +75,9 @@ struct Solver::Impl {
   int levels = 0;
   detail::State x;  // the current state (U, M)
   detail::VecPtr ut, ut_next, rhs, mt, mt_next;
+  // The change a damped sweep made at the level it blended last (blend()'s diff): the shift
+  // of the next level's start (initial_guess(), density_guess()).
+  detail::VecPtr shift;
   std::vector<IterationRecord> history;
   // The mass that left through the exits in each step of the last forward sweep:
   // outflow[n] for the step to level n (outflow[0] = 0).
@@ -164,7 +167,10 @@ struct Solver::Impl {
   // rhs = F(x, m_next, t_n) + f_u(t_n): the right-hand side of HJB level n for the density
   // m_next at level n + 1 (the fixed point's M^{n+1}, Newton's evaluated density).
   void hjb_rhs(int n, Vec m_next);
-  static void blend(Vec fresh, Vec old, double t, double& change2, double& size2);
+  // old += t (fresh - old), with the squared norms of fresh - old and of fresh; fresh - old
+  // (before the blend) into diff when diff is not null.
+  static void blend(Vec fresh, Vec old, double t, double& change2, double& size2,
+                    Vec diff = nullptr);
   double newton_tolerance() const;
   double fp_tolerance() const;
   void initial_guess(int k, int n, double t, Vec u);
