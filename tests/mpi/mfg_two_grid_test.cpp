@@ -8,6 +8,7 @@
 // reflecting with an exit; quadratic and power Hamiltonians, log and power couplings.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <petsclog.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "common/mfg_configs.hpp"
 #include "common/mpi_support.hpp"
@@ -22,6 +24,7 @@
 #include "common/test_support.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
+#include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/core/solve_control.hpp"
 #include "fracmfg/io/deck.hpp"
 #include "fracmfg/mfg/solver.hpp"
@@ -551,6 +554,39 @@ TEST(MfgSweeps, TheFokkerPlanckPreconditionerLagChangesOnlyTheKrylovPath) {
     EXPECT_EQ(lagged.iterations, every.iterations) << lag;
     EXPECT_LT(du, 1e-9) << lag;
     EXPECT_LT(dm, 1e-9) << lag;
+  }
+  // What the lag saves, counted by PETSc's log (MatLUFactorNum: every ILU factorisation of the
+  // HJB and Fokker-Planck systems), from the cold start (coarse_levels 0) so that every sweep
+  // is in the history: each HJB Newton system is factored once, and a sweep of 12
+  // Fokker-Planck steps factors at the levels n % lag == 0, 12, 3 and 1 times.
+  FRACMFG_PETSC_CHECK(PetscLogDefaultBegin());
+  PetscLogEvent factor_event = 0;
+  FRACMFG_PETSC_CHECK(PetscLogEventGetId("MatLUFactorNum", &factor_event));
+  const auto factorisations = [&] {
+    PetscEventPerfInfo info{};
+    FRACMFG_PETSC_CHECK(PetscLogEventGetPerfInfo(0, factor_event, &info));
+    return static_cast<long long>(info.count);
+  };
+  std::string cold = deck;
+  cold.replace(cold.find("max_iterations: MAXIT}"), 22, "max_iterations: MAXIT, coarse_levels: 0}");
+  for (const auto& [lag, per_sweep] :
+       {std::pair<const char*, long long>{"1", 12}, {"4", 3}, {"1000", 1}}) {
+    const fracmfg::test::ScopedOptions option(fracmfg::test::Options{{"-mfg_fp_pc_lag", lag}});
+    const long long before = factorisations();
+    mfg::Solver solver(MPI_COMM_WORLD,
+                       mfg::problem_from_config(fracmfg::test::mfg_config(cold, 400)), nullptr,
+                       fracmfg::test::quiet_logger());
+    const auto r = solver.solve();
+    const long long factored = factorisations() - before;
+    ASSERT_TRUE(r.converged) << lag;
+    long long hjb = 0;
+    for (const auto& rec : solver.history()) hjb += rec.newton_iterations;
+    const auto sweeps = static_cast<long long>(solver.history().size());
+    if (fracmfg::test::world_rank() == 0) {
+      std::printf("  lag %s: %lld factorisations in %lld sweeps (%lld HJB Newton systems)\n", lag,
+                  factored, sweeps, hjb);
+    }
+    EXPECT_EQ(factored, hjb + sweeps * per_sweep) << lag;
   }
   const fracmfg::test::ScopedOptions zero(fracmfg::test::Options{{"-mfg_fp_pc_lag", "0"}});
   try {
