@@ -298,9 +298,10 @@ TEST(MfgNewton, LinearisationIsTheDerivativeOfTheSweeps) {
             1e-5);
   EXPECT_LT(linearisation_error(game_2d("reflecting", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_2d("periodic", kFixed)), 1e-5);
-  // q = 1.7 (game_3d): the Hessian of |p|^q is singular at p = 0 (see game_room_2d), and the
-  // U of the 4 fixed-point iterations of this game has gradients near 1e-6 on some rank
-  // counts, where central differences at 1e-6 are off by 2e-4; at 1e-8 they agree to 1e-7.
+  // q = 1.7 (game_3d): the Hessian of |p|^q is singular at p = 0 (see game_room_2d). On 2
+  // ranks the central differences at 1e-6 of the U of this game's 4 fixed-point iterations
+  // are off by 2e-4 and at 1e-8 agree to 1e-7, which is that kink (a one-sided gradient within
+  // the difference step of 0 at some point; inferred from the two errors, not located).
   EXPECT_LT(linearisation_error(game_3d("reflecting", kFixed), 1e-8), 1e-5);
   EXPECT_LT(linearisation_error(game_3d("periodic", kFixed)), 1e-5);
   EXPECT_LT(linearisation_error(game_exit_1d(kFixed)), 1e-5);
