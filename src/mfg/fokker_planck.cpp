@@ -40,7 +40,8 @@ struct FokkerPlanckFdm::Impl {
   bool nonzero_guess = false;
   // -mfg_fp_pc_lag: the preconditioner is built at the levels n % pc_lag == 0 (linear_solve()).
   // On the 2D crowd game of 128^2 x 50 (2 ranks) 4 builds a third fewer ILU(3) factorisations
-  // for 5 % more applications, and the solve takes 5-10 % less time (docs/performance.md).
+  // for 5 % more applications; the medians of the solve fell by 5-10 %, within this machine's
+  // spread of single runs, and lags 16 and 1000 were slower (docs/performance.md).
   int pc_lag = 1;
   // Krylov tolerance: kDefaultRtol unless set_relative_tolerance() loosened it; fixed when
   // the options give -mfg_fp_ksp_rtol.
@@ -175,7 +176,9 @@ struct FokkerPlanckFdm::Impl {
     if (!frac) {
       // The preconditioner of the sweep's level lag * floor(n / lag) (-mfg_fp_pc_lag): a rule
       // of the level alone, so that a sweep does the same whatever came before it (restarts
-      // reproduce the uninterrupted run). Levels not set (-1) build their own.
+      // reproduce the uninterrupted run). Levels not set (-1) build their own. Not with
+      // fractional diffusion (block Jacobi composed with the circulant stage): the lag was
+      // measured on second-order diffusion only, and there every level builds its own.
       const bool reuse = level > 0 && level % pc_lag != 0;
       FRACMFG_PETSC_CHECK(KSPSetReusePreconditioner(k, reuse ? PETSC_TRUE : PETSC_FALSE));
     }

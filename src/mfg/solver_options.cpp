@@ -23,8 +23,8 @@ int fp_pc_lag_option(MPI_Comm comm) {
   const long long lag = core::option_int(
       comm, "mfg_fp_", "-pc_lag",
       {"fracmfg mfg Fokker-Planck preconditioner",
-       "2D/3D: build the preconditioner at the time levels n with n % lag == 0 of a sweep and "
-       "reuse it up to the next (1: at every level)"},
+       "2D/3D, second-order diffusion: build the preconditioner at the time levels n with "
+       "n % lag == 0 of a sweep and reuse it up to the next (1: at every level)"},
       4);
   if (lag < 1 || lag > 1000000) {
     // The same option on every rank: every rank leaves here.

@@ -10,10 +10,11 @@
 //                            preonly, fracmfg_tridiag); another type chosen by an option is
 //                            PETSc's path.
 //   -mfg_fp_direct <bool>    the same for the Fokker-Planck step (preonly, fracmfg_tridiag).
-//   -mfg_fp_pc_lag <int>     2D and 3D: the Fokker-Planck preconditioner is built at the
-//                            time levels n with n % lag == 0 of a sweep and reused for the
-//                            levels up to the next (the matrix moves little over a few time
-//                            steps). Default 4; 1 builds it at every level.
+//   -mfg_fp_pc_lag <int>     2D and 3D, second-order diffusion (s = 2): the Fokker-Planck
+//                            preconditioner is built at the time levels n with n % lag == 0
+//                            of a sweep and reused for the levels up to the next (the matrix
+//                            moves little over a few time steps). Default 4; 1 builds it at
+//                            every level.
 //   -mfg_sweep_views <bool>  PETSc's -*_view and -*_converged_reason options are looked up
 //                            at every solve of the sweeps; false switches those lookups off
 //                            (PetscOptionsPushGetViewerOff), a measurable share of a small
