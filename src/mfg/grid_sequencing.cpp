@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,8 +13,10 @@
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/mfg/solver.hpp"
+#include "mfg/newton.hpp"
 #include "mfg/petsc_handles.hpp"
 #include "mfg/solver_impl.hpp"
+#include "mfg/solver_options.hpp"
 
 // Grid sequencing of the mfg fixed point (iteration.coarse_levels; mfg/solver.hpp):
 // start_coarse() solves the game on coarser grids, start_from() interpolates a solved
@@ -76,8 +79,16 @@ void Solver::start_from(const Solver& coarse) {
   if (d.adapts_damping() && c.adapts_damping()) {
     d.problem_.iteration.damping =
         std::min(d.problem_.iteration.damping, c.problem_.iteration.damping);
+    d.stalled_damping = std::min(d.stalled_damping, c.stalled_damping);
   }
-  CoarseLevels levels(coarse);
+  d.interpolate_from(coarse);
+}
+
+void Solver::Impl::interpolate_from(const Solver& coarse) {
+  Impl& d = *this;
+  const Grid& gf = d.model->grid();
+  const Grid& gc = coarse.model().grid();
+  CoarseLevels coarse_fields(coarse);
   const OwnedBox& box = d.model->box();
   const int ntc = coarse.steps(), ntf = d.model->steps();
   const double mass0 = d.model->mass(d.model->initial_density());
@@ -110,8 +121,8 @@ void Solver::start_from(const Solver& coarse) {
         continue;
       }
       // Both coarse levels first (collective), then the local interpolation.
-      const std::vector<double>& c0 = levels.get(field == 1, l0);
-      const std::vector<double>& c1 = levels.get(field == 1, l1);
+      const std::vector<double>& c0 = coarse_fields.get(field == 1, l0);
+      const std::vector<double>& c1 = coarse_fields.get(field == 1, l1);
       detail::WriteArray a(v);
       std::size_t k = 0;
       for (const GridBracket& bz : bzs) {
@@ -163,6 +174,32 @@ Problem coarse_problem(const Problem& fine, int level, bool automatic) {
   return c;
 }
 
+// The linearised game's eigenvalue of largest modulus at `solved`'s solution (U = Psi(U) to
+// the coarse tolerance), by kPowerSteps steps of the power iteration (mfg/newton.hpp): a_min
+// where the Rayleigh quotient is negative and within 1 % of the norm (a real negative
+// eigenvalue); none otherwise, or when a sweep's solve failed (collective, every rank alike).
+// The norm grows towards |a_min| from below; after 20 steps it is within 0.1 % of its
+// 40-step value on the 2D crowd game's 16^2 x 6 and 32^2 x 12, 1.3 % on 24^2 x 10 and 1.4 %
+// on the 3D crowd game's 16^3 x 12, which moves theta* by less than 0.7 %, well inside the
+// damping's margin (docs/performance.md).
+constexpr int kPowerSteps = 20;
+std::optional<double> most_negative_eigenvalue(const Solver& solved) {
+  std::vector<detail::VecPtr> u, m;
+  detail::copy_solution(solved, u, m);
+  detail::LinearizedGame game(solved.model());
+  game.linearise(&u, &u, &m);
+  detail::PowerStep last;
+  try {
+    last = detail::power_iteration(game, solved.model(), kPowerSteps);
+  } catch (const core::CollectiveError&) {
+    return std::nullopt;
+  }
+  const bool real_negative = std::isfinite(last.norm) && std::isfinite(last.rayleigh) &&
+                             last.rayleigh < 0.0 && -last.rayleigh >= 0.99 * last.norm;
+  if (!real_negative) return std::nullopt;
+  return last.rayleigh;
+}
+
 // Coarse levels that keep at least 4 points per axis.
 int usable_coarse_levels(const Problem& fine) {
   int levels = 0;
@@ -176,7 +213,24 @@ int usable_coarse_levels(const Problem& fine) {
 
 }  // namespace
 
-void Solver::start_coarse() {
+void Solver::Impl::damp_from_spectrum(const std::vector<std::pair<int, double>>& measured,
+                                      int level, double margin) {
+  if (!adapts_damping()) return;
+  const double was = problem_.iteration.damping;
+  const detail::SequencedDamping s =
+      detail::sequenced_damping(measured, level, margin, stalled_damping, kMinDamping);
+  problem_.iteration.damping = s.damping;
+  const std::string from = measured.size() > 1
+                               ? "extrapolated from " + fmt(measured[0].second) + ", " +
+                                     fmt(measured[1].second) + " on the two coarsest levels"
+                               : "as on the coarsest level";
+  log.info("mfg: damping ", fmt(s.damping),
+           level > 0 ? " on this coarse level" : " on the fine grid", " (", fmt(margin),
+           " x the largest stable damping ", fmt(detail::largest_stable_damping(s.a_min)),
+           " of a_min ", fmt(s.a_min), ", ", from, "; the coarser level ended at ", fmt(was), ")");
+}
+
+void Solver::start_coarse(bool again) {
   Impl& d = *impl_;
   const Problem& fine = d.problem();
   const int levels = usable_coarse_levels(fine);
@@ -184,39 +238,68 @@ void Solver::start_coarse() {
     d.log.info("mfg: coarse start with ", levels, " of the ", coarse_levels(fine),
                " coarse levels asked for (a coarser grid would have fewer than 4 points per axis)");
   }
-  if (levels == 0) return;
+  if (levels == 0) {
+    if (again) d.restart_from_initial_state();
+    return;
+  }
   // The coarse solvers' own lines only at debug level.
   core::Logger quiet = d.log;
   if (quiet.level() != core::LogLevel::debug) {
     quiet.set_level(std::min(quiet.level(), core::LogLevel::warn));
   }
   std::unique_ptr<Solver> previous;
+  // Under auto's adapting fixed point: a_min of the linearised game at the solutions of the
+  // two coarsest levels (level, a_min), from which every finer level takes its damping.
+  std::vector<std::pair<int, double>> spectrum;
+  const double margin = d.adapts_damping() ? detail::auto_damping_margin_option(d.comm) : 0.0;
   for (int level = levels; level >= 1; --level) {
     const Problem c = coarse_problem(fine, level, d.automatic);
     auto next = std::make_unique<Solver>(d.comm, c, d.selector, quiet);
     if (previous) next->start_from(*previous);
+    if (!spectrum.empty()) next->impl_->damp_from_spectrum(spectrum, level, margin);
     const double t0 = MPI_Wtime();
     SolveResult r;
     try {
       r = next->solve();
     } catch (const core::Interrupted&) {
       // A stop request during a coarse solve: nothing of the fine solve to checkpoint yet
-      // (a restart repeats the coarse start).
+      // (a restart repeats the coarse start). Again after a stall: the fine solve's last
+      // checkpoint (checkpoint_every) is the one to resume from.
       d.log.info("mfg: stopped by a signal during the coarse start (level ", level, ")");
       throw core::Interrupted(0, "");
     } catch (const core::CollectiveError& e) {
       // Collective: every rank leaves here; the fine solve starts from the default state.
       d.log.warn("mfg: coarse start level ", level, " failed (", e.what(),
                  "); starting from u = 0, m(t) = m0");
+      if (again) d.restart_from_initial_state();
       return;
     }
     const Grid& g = next->model().grid();
     d.log.info("mfg: coarse start level ", level, ": ", g.points_text(), " points, ", next->steps(),
                " steps, ", r.iterations, " iterations to ", fmt(c.iteration.tolerance),
                r.converged ? "" : " (not converged)", " in ", fmt(MPI_Wtime() - t0), " s");
+    if (spectrum.size() < 2 && r.converged && next->impl_->adapts_damping() && d.adapts_damping()) {
+      const double t1 = MPI_Wtime();
+      if (const std::optional<double> a = most_negative_eigenvalue(*next)) {
+        spectrum.emplace_back(level, *a);
+        d.log.info("mfg: coarse start level ", level, ": a_min ", fmt(*a),
+                   " (largest stable damping ", fmt(detail::largest_stable_damping(*a)), "; ",
+                   kPowerSteps, " power iterations in ", fmt(MPI_Wtime() - t1), " s)");
+      } else {
+        d.log.info("mfg: coarse start level ", level,
+                   ": the power iteration found no negative real a_min; the damping stays");
+      }
+    }
     previous = std::move(next);
   }
+  if (again) {
+    // The stall's halved damping and the history stay; the state is the coarse start again.
+    d.interpolate_from(*previous);
+    d.restart_from_coarse_start();
+    return;
+  }
   start_from(*previous);
+  if (!spectrum.empty()) d.damp_from_spectrum(spectrum, 0, margin);
 }
 
 }  // namespace fracmfg::mfg

@@ -771,4 +771,27 @@ PowerStep power_iteration(LinearizedGame& game, const Model& model, int steps,
   return last;
 }
 
+double largest_stable_damping(double a_min) {
+  return 2.0 / (1.0 + std::sqrt(1.0 - std::min(a_min, 0.0)));
+}
+
+SequencedDamping sequenced_damping(const std::vector<std::pair<int, double>>& measured, int level,
+                                   double margin, double stalled, double floor) {
+  if (measured.empty()) throw Error("mfg: sequenced_damping needs a measured level");
+  const auto& [l1, a1] = measured.back();
+  double a = a1;
+  if (measured.size() >= 2) {
+    const auto& [l0, a0] = measured[measured.size() - 2];
+    if (l0 != l1) a = std::min(a1, a1 + (a1 - a0) / (l0 - l1) * (l1 - level));
+  }
+  double theta = margin * largest_stable_damping(a);
+  theta = std::min({theta, io::MfgConfig::Iteration::kDefaultDamping, margin * stalled});
+  // Rounded down to 3 decimals: a_min comes from coarse solves whose Krylov iterates depend on
+  // the rank count at their tolerance (block Jacobi over the ranks; a_min of the 2D crowd
+  // game of 12^2 x 5 on 1 and 2 ranks: -17.111509 and -17.111516), and the fine solve should
+  // not; the damping is also one a deck can state.
+  theta = std::floor(theta * 1000.0) / 1000.0;
+  return {a, std::max(theta, floor)};
+}
+
 }  // namespace fracmfg::mfg::detail

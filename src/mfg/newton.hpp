@@ -69,6 +69,7 @@
 // Collectivity: everything is collective on the model's communicator.
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/mfg/model.hpp"
@@ -143,5 +144,26 @@ struct PowerStep {
 /// Returns the last step. Collective.
 PowerStep power_iteration(LinearizedGame& game, const Model& model, int steps,
                           const std::function<void(const PowerStep&)>& monitor = {});
+
+/// The damped fixed point's largest stable damping theta* = 2 / (1 + sqrt(1 - a_min)) for a
+/// linearised game with a real spectrum in [a_min, 0] (a_min <= 0).
+double largest_stable_damping(double a_min);
+
+/// Under iteration.method auto with grid sequencing: the damping for the grid `level`
+/// halvings coarser than the fine one (0: the fine grid), from a_min measured at solved
+/// coarser levels (`measured`: (level, a_min) pairs, coarsest first, at least one).
+/// a_min falls by about the same amount per halving of h and dt (-17.98, -20.10, -22.13,
+/// -24.52, -26.62 on the 2D crowd game's 16^2 x 6 ... 256^2 x 100), so it is extrapolated
+/// linearly in the level from the last two measurements (held at the last one where it
+/// would rise, or with a single measurement), and the damping is `margin` x theta* of the
+/// extrapolation (-mfg_auto_damping_margin, default 0.9), at most the default damping 0.5
+/// and `margin` x `stalled` (the smallest damping that stalled on a coarser level; infinity
+/// when none), rounded down to 3 decimals (the same on any rank count), at least `floor`.
+struct SequencedDamping {
+  double a_min = 0.0;    ///< the extrapolated (or held) a_min of the level
+  double damping = 0.0;  ///< the damping for it
+};
+SequencedDamping sequenced_damping(const std::vector<std::pair<int, double>>& measured, int level,
+                                   double margin, double stalled, double floor);
 
 }  // namespace fracmfg::mfg::detail

@@ -52,6 +52,7 @@ void Solver::write_checkpoint(const std::string& path) const {
   ck.add_scalar_string("iteration_method", io::to_string(d.problem().iteration.method));
   ck.add_scalar_double("damping", d.problem().iteration.damping);
   ck.add_scalar_int64("cold_start", static_cast<std::int64_t>(d.cold_start));
+  ck.add_scalar_int64("warm", d.warm ? 1 : 0);
   ck.add_scalar_double("next_damping", d.theta(iterations()));
   ck.add_scalar_double("best_change", d.best_change);
   ck.add_scalar_int64("converged", d.converged ? 1 : 0);
@@ -156,6 +157,8 @@ void Solver::restart(const std::string& path) {
   if (d.adapts_damping()) d.problem_.iteration.damping = rk->scalar_double("damping");
   d.cold_start =
       rk->has_scalar("cold_start") ? static_cast<std::size_t>(rk->scalar_int64("cold_start")) : 0;
+  // Whether the state at cold_start was a coarse start (the stall test's first iteration).
+  d.warm = rk->has_scalar("warm") && rk->scalar_int64("warm") != 0;
   d.best_change = rk->scalar_double("best_change");
   d.converged = rk->scalar_int64("converged") != 0;
   // Newton's method evaluates the sweeps at the restored density first.

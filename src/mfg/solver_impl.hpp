@@ -247,6 +247,22 @@ struct Solver::Impl {
     return automatic && tunable_damping &&
            problem_.iteration.method == io::MfgConfig::Iteration::Method::fixed_point;
   }
+  // The smallest damping at which this solve (or a coarser level of its grid sequence)
+  // stalled; a damping from the linearised game's spectrum stays below it.
+  double stalled_damping = std::numeric_limits<double>::infinity();
+  // Grid sequencing under auto (start_coarse): the damping of this level, `level` halvings
+  // coarser than the fine grid, from a_min measured on the coarser levels
+  // (detail::sequenced_damping), where the damping adapts; logged. Not collective.
+  void damp_from_spectrum(const std::vector<std::pair<int, double>>& measured, int level,
+                          double margin);
+  // The state interpolated from a solved coarser game (Solver::start_from without its
+  // checks and damping hand-over); sets warm. Collective.
+  void interpolate_from(const Solver& coarse);
+  // After a stall with grid sequencing (coarse_levels > 0): Solver::iterate() runs the coarse
+  // start again (Solver::start_coarse(true)), which calls restart_from_coarse_start() (or
+  // restart_from_initial_state() where the coarse start fails).
+  bool coarse_restart_pending = false;
+  void restart_from_coarse_start();
   static constexpr std::size_t kStallWindow = 10;
   static constexpr double kStallFall = 0.9;
   static constexpr double kMinDamping = 0.05;

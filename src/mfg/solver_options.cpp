@@ -35,6 +35,21 @@ int fp_pc_lag_option(MPI_Comm comm) {
   return static_cast<int>(lag);
 }
 
+double auto_damping_margin_option(MPI_Comm comm) {
+  const double margin = core::option_real(
+      comm, "mfg_auto_", "-damping_margin",
+      {"fracmfg mfg iteration.method auto",
+       "with grid sequencing: the finer levels' damping as a fraction of the largest stable "
+       "damping of a_min extrapolated from the two coarsest levels"},
+      0.9);
+  if (!(margin > 0.0 && margin <= 2.0)) {
+    throw core::CollectiveError(
+        "-mfg_auto_damping_margin: " + std::to_string(margin) + " is out of range (0, 2]",
+        ExitCode::usage, 0);
+  }
+  return margin;
+}
+
 bool sweep_views_option(MPI_Comm comm) {
   char* all = nullptr;
   FRACMFG_PETSC_CHECK(PetscOptionsGetAll(nullptr, &all));

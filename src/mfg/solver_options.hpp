@@ -15,6 +15,11 @@
 //                            of a sweep and reused for the levels up to the next (the matrix
 //                            moves little over a few time steps). Default 4; 1 builds it at
 //                            every level.
+//   -mfg_auto_damping_margin <real>  iteration.method auto with grid sequencing: the finer
+//                            levels' damping is this fraction of the largest stable damping
+//                            of the linearised game's a_min extrapolated from the two
+//                            coarsest levels (mfg::detail::sequenced_damping). Default 0.9;
+//                            in (0, 2] (above 1 the stall test has to catch it).
 //   -mfg_sweep_views <bool>  PETSc's -*_view and -*_converged_reason options are looked up
 //                            at every solve of the sweeps; false switches those lookups off
 //                            (PetscOptionsPushGetViewerOff), a measurable share of a small
@@ -30,6 +35,9 @@ bool direct_option(MPI_Comm comm, const char* prefix);
 
 /// -mfg_fp_pc_lag (registered; >= 1). Collective on comm.
 int fp_pc_lag_option(MPI_Comm comm);
+
+/// -mfg_auto_damping_margin (registered; in (0, 2]). Collective on comm.
+double auto_damping_margin_option(MPI_Comm comm);
 
 /// -mfg_sweep_views (registered). Collective on comm.
 bool sweep_views_option(MPI_Comm comm);

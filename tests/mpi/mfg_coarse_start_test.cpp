@@ -191,7 +191,10 @@ TEST(MfgCoarseStart, RefusedAfterIteratingOrOnAnotherDomain) {
 }
 
 TEST(MfgCoarseStart, SameSolutionInFewerFineIterations) {
-  const std::string iteration = "{damping: 0.5, tolerance: 1.0e-9, max_iterations: 300";
+  // The fixed point named: under auto (the default) the fine level's damping would come from
+  // the coarse levels' spectrum (MfgAuto tests), and 0.5 is also auto's default.
+  const std::string iteration =
+      "{method: fixed_point, damping: 0.5, tolerance: 1.0e-9, max_iterations: 300";
   const auto cold_cfg = fracmfg::test::mfg_config(reflecting_2d(32, 24, 16, iteration + "}"));
   const auto warm_cfg =
       fracmfg::test::mfg_config(reflecting_2d(32, 24, 16, iteration + ", coarse_levels: 2}"));

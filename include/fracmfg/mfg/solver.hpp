@@ -237,8 +237,9 @@ class Solver {
 
  private:
   // Grid sequencing (iteration.coarse_levels): solves the coarse games and start_from()s the
-  // finest of them. Collective.
-  void start_coarse();
+  // finest of them. `again`: the restart after a stall under auto (the same coarse solves,
+  // the state interpolated again, the damping and the history kept). Collective.
+  void start_coarse(bool again = false);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
