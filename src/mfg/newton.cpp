@@ -142,6 +142,7 @@ struct LinearizedGame::Impl {
   KspPtr ksp;
   VecPtr b_vec, x_vec;
   bool levels_set = false;
+  PetscInt factor_levels = kDefaultFactorLevels;
   // Nonlocal coupling: F(m) = strength K * m + V is affine in m, F'(M) v = F(v) - V.
   std::unique_ptr<Coupling> nonlocal;
   VecPtr potential, conv_in, conv_out;
@@ -274,7 +275,7 @@ struct LinearizedGame::Impl {
     } else {
       FRACMFG_PETSC_CHECK(KSPSetOperators(k, a.get(), a.get()));
     }
-    default_sub_factor_levels(k, kDefaultFactorLevels, &levels_set);
+    default_sub_factor_levels(k, factor_levels, &levels_set);
     {
       WriteArray bb(b_vec.get());
       std::copy(b, b + n, bb.get());
@@ -664,6 +665,20 @@ void LinearizedGame::linearise(const std::vector<VecPtr>* u, const std::vector<V
 
 void LinearizedGame::apply(const double* x, double* y) {
   impl_->apply(x, y);
+}
+
+void LinearizedGame::set_sweep_accuracy(double rtol, int factor_levels) {
+  Impl& d = *impl_;
+  if (!d.ksp) return;  // 1D: the exact tridiagonal solves
+  PetscBool given = PETSC_FALSE;
+  FRACMFG_PETSC_CHECK(PetscOptionsHasName(nullptr, "mfg_newton_sweep_", "-ksp_rtol", &given));
+  if (given == PETSC_FALSE) {
+    PetscReal rt = 0.0, at = 0.0, dt = 0.0;
+    PetscInt maxit = 0;
+    FRACMFG_PETSC_CHECK(KSPGetTolerances(d.ksp.get(), &rt, &at, &dt, &maxit));
+    FRACMFG_PETSC_CHECK(KSPSetTolerances(d.ksp.get(), rtol, at, dt, maxit));
+  }
+  d.factor_levels = factor_levels;
 }
 
 int LinearizedGame::solve(std::vector<VecPtr>& du, double rtol) {

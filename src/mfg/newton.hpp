@@ -99,6 +99,12 @@ class LinearizedGame {
   /// y = (I - K) x for x, y of N + 1 levels (a local box each; for tests). Collective.
   void apply(const double* x, double* y);
 
+  /// 2D and 3D: the sweeps' relative tolerance (unless -mfg_newton_sweep_ksp_rtol is given)
+  /// and ILU fill (unless -mfg_newton_sweep_sub_pc_factor_levels is given) instead of 1e-8
+  /// and ILU(3), for an estimate of K's spectrum that needs a few digits (the power iteration
+  /// of grid sequencing under auto). Before the first apply(). Not collective.
+  void set_sweep_accuracy(double rtol, int factor_levels);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
