@@ -17,7 +17,6 @@
 #include <petscsys.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
@@ -86,7 +85,7 @@ int run(fracmfg::core::Environment& env) {
                                    }
                                    // The eigenvalue of largest modulus, negative on these games.
                                    const double a = -p.norm;
-                                   const double theta = 2.0 / (1.0 + std::sqrt(1.0 - a));
+                                   const double theta = mfg::detail::largest_stable_damping(a);
                                    std::printf(
                                        "power iteration %d: |K x| %.5f, x.Kx %.5f, theta* %.4f, "
                                        "rate 1 - theta* %.4f\n",

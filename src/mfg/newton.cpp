@@ -803,8 +803,9 @@ SequencedDamping sequenced_damping(const std::vector<std::pair<int, double>>& me
   theta = std::min({theta, io::MfgConfig::Iteration::kDefaultDamping, margin * stalled});
   // Rounded down to 3 decimals: a_min comes from coarse solves whose Krylov iterates depend on
   // the rank count at their tolerance (block Jacobi over the ranks; a_min of the 2D crowd
-  // game of 12^2 x 5 on 1 and 2 ranks: -17.111509 and -17.111516), and the fine solve should
-  // not; the damping is also one a deck can state.
+  // game of 12^2 x 5 on 1 and 2 ranks: -17.111509 and -17.111516), which the rounding hides
+  // unless a_min sits at a rounding boundary or the game's kinks move it further (games
+  // symmetric about a grid line: user guide); the damping is also one a deck can state.
   theta = std::floor(theta * 1000.0) / 1000.0;
   return {a, std::max(theta, floor)};
 }

@@ -395,8 +395,9 @@ void Solver::Impl::adapt_the_damping(int it) {
   stalled_damping = std::min(stalled_damping, theta);
   problem_.iteration.damping = 0.5 * theta;
   // With grid sequencing the start is the coarse levels' again (solved again: the coarse
-  // solvers are not kept), not u = 0: a cold start of a fine grid costs more iterations
-  // than the coarse solves (the 2D crowd game of 256^2 x 100: 97 against 45).
+  // solvers are not kept), not u = 0: on the 2D crowd game of 256^2 x 100 the fine level
+  // took 97 iterations from u = 0 against 45 from the coarse start, whose levels cost about
+  // 5 s of a 72-89 s solve (docs/performance.md).
   coarse_restart_pending = coarse_levels(problem_) > 0;
   log.info("mfg iteration ", it, ": the change has not fallen below ", fmt(kStallFall), " x ",
            fmt(before), " in ", window, " iterations at damping ", fmt(theta),
@@ -516,7 +517,7 @@ std::optional<Solver::Impl::DampingEstimate> Solver::Impl::stable_damping_estima
     return std::nullopt;
   }
   const double a_min = -(rho + s) * (rho + s) / (rho * theta * theta);
-  return DampingEstimate{rho, 2.0 / (1.0 + std::sqrt(1.0 - a_min))};
+  return DampingEstimate{rho, detail::largest_stable_damping(a_min)};
 }
 
 std::string Solver::Impl::advice(const std::optional<DampingEstimate>& estimate) const {
