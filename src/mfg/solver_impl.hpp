@@ -171,8 +171,11 @@ struct Solver::Impl {
   // (before the blend) into diff when diff is not null.
   static void blend(Vec fresh, Vec old, double t, double& change2, double& size2,
                     Vec diff = nullptr);
+  // The inner tolerances of the next iteration (HJB Newton, Fokker-Planck Krylov), from the
+  // last change; tight where predicts_the_end() (solver.cpp).
   double newton_tolerance() const;
   double fp_tolerance() const;
+  bool predicts_the_end() const;
   void initial_guess(int k, int n, double t, Vec u);
   Vec density_guess(int n, double t, Vec m_next);
   IterationRecord iterate();

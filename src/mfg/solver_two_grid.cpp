@@ -57,17 +57,6 @@ IterationRecord Solver::Impl::two_grid_iterate() {
   double change_u = 0.0, change_m = 0.0;
   w.tolerance = newton_tolerance();
   w.fp_tolerance = fp_tolerance();
-  // An iteration can end the run only with its HJB steps solved to 1e-3 x the tolerance:
-  // where the last two changes predict (at their ratio) a change below the tolerance, this
-  // evaluation is solved that tightly, so that the iteration which reaches the tolerance
-  // also ends the run (otherwise one more iteration follows it).
-  if (history.size() >= 2) {
-    const double prev = change_of(history.size() - 2), last = change_of(history.size() - 1);
-    if (last < prev && last * (last / prev) <= tol) {
-      w.tolerance = std::min(w.tolerance, std::max(1e-3 * tol, 1e-12));
-      w.fp_tolerance = std::min(w.fp_tolerance, std::max(1e-4 * tol, 1e-12));
-    }
-  }
   evaluate(it, x.u, x.m, w.m_eval, w.u_eval, change_u, change_m);
   rec.change_u = change_u;
   rec.change_m = change_m;
