@@ -213,7 +213,10 @@ class Solver {
   /// each level of M rescaled to the mass of m0, M^0 = m0 (details in the header comment).
   /// `coarse` must be on the same communicator and domain (same lengths and boundary; any
   /// grid and time steps). Only before the first iteration (throws Error otherwise); the
-  /// first iteration then uses the configured damping. Collective.
+  /// first iteration then uses the configured damping. The state is not kept apart: a stall
+  /// under iteration.method auto afterwards (the damping halved) starts again from the
+  /// problem's own coarse levels (iteration.coarse_levels, solved again) where it has any,
+  /// else from u = 0, m(t) = m0. Collective.
   void start_from(const Solver& coarse);
 
   /// True when the last iteration met the tolerance.
