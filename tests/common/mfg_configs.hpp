@@ -41,6 +41,22 @@ inline std::string reflecting_2d_game(const std::string& iteration) {
          iteration + "\n";
 }
 
+/// A 1D corridor of 160 points with a wall on the left and an exit on the right whose cost
+/// grows in time (0.2 t), 32 time steps to T = 0.5, diffusion 0.05, power Hamiltonian
+/// (q = 2.5) and power coupling (strength 0.5), terminal coupling 0.2. `iteration` as for
+/// periodic_1d_game.
+inline std::string exit_power_1d_game(const std::string& iteration) {
+  return "problem: mfg\nmfg:\n  domain:\n    length: [1.0]\n    boundary: reflecting\n"
+         "    sides: {x_max: exit}\n    exit_cost: \"0.2*t\"\n"
+         "  grid: {points: [160]}\n  time: {horizon: 0.5, steps: 32}\n  diffusion: 0.05\n"
+         "  hamiltonian: {type: power, exponent: 2.5}\n"
+         "  coupling: {type: power, exponent: 1, strength: 0.5}\n"
+         "  initial_density: \"exp(-(x-0.4)^2/0.01)\"\n"
+         "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
+         "  iteration: " +
+         iteration + "\n";
+}
+
 /// The mfg section of a deck text, with the word MAXIT (if present) replaced by
 /// `max_iterations`; `file` names the deck in error messages.
 inline io::MfgConfig mfg_config(std::string deck, int max_iterations = 0,

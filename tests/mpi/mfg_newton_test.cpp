@@ -592,16 +592,8 @@ TEST(MfgNewton, StopsWhenTheCongestionStepsHaveNoSolution) {
 // full step fails against a looser merit, U_k is evaluated again at the trials' tolerance:
 // every iteration takes the full Newton step, 10 iterations.
 TEST(MfgNewton, TheLineSearchComparesMeritsOfTheSameAccuracy) {
-  const std::string deck =
-      "problem: mfg\nmfg:\n  domain:\n    length: [1.0]\n    boundary: reflecting\n"
-      "    sides: {x_max: exit}\n    exit_cost: \"0.2*t\"\n"
-      "  grid: {points: [160]}\n  time: {horizon: 0.5, steps: 32}\n  diffusion: 0.05\n"
-      "  hamiltonian: {type: power, exponent: 2.5}\n"
-      "  coupling: {type: power, exponent: 1, strength: 0.5}\n"
-      "  initial_density: \"exp(-(x-0.4)^2/0.01)\"\n"
-      "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
-      "  iteration: {method: newton, coarse_levels: 0, tolerance: 1.0e-9, max_iterations: "
-      "MAXIT}\n";
+  const std::string deck = fracmfg::test::exit_power_1d_game(
+      "{method: newton, coarse_levels: 0, tolerance: 1.0e-9, max_iterations: MAXIT}");
   const auto cfg = fracmfg::test::mfg_config(deck, 100);
   mfg::Solver solver(MPI_COMM_WORLD, mfg::problem_from_config(cfg), nullptr,
                      fracmfg::test::quiet_logger());

@@ -38,17 +38,9 @@ namespace {
 namespace mfg = fracmfg::mfg;
 
 // A 1D corridor with a wall on the left and an exit on the right whose cost grows in time,
-// power Hamiltonian and power coupling.
+// power Hamiltonian and power coupling (tests/common/mfg_configs.hpp).
 std::string exit_1d_game(const std::string& iteration) {
-  return "problem: mfg\nmfg:\n  domain:\n    length: [1.0]\n    boundary: reflecting\n"
-         "    sides: {x_max: exit}\n    exit_cost: \"0.2*t\"\n"
-         "  grid: {points: [160]}\n  time: {horizon: 0.5, steps: 32}\n  diffusion: 0.05\n"
-         "  hamiltonian: {type: power, exponent: 2.5}\n"
-         "  coupling: {type: power, exponent: 1, strength: 0.5}\n"
-         "  initial_density: \"exp(-(x-0.4)^2/0.01)\"\n"
-         "  terminal_cost: \"0.3*cos(2*pi*x)\"\n  terminal_coupling: 0.2\n"
-         "  iteration: " +
-         iteration + "\n";
+  return fracmfg::test::exit_power_1d_game(iteration);
 }
 
 std::string periodic_1d_game(const std::string& iteration) {
