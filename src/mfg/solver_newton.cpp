@@ -338,7 +338,7 @@ IterationRecord Solver::Impl::newton_iterate() {
           w.evaluation_tolerance > w.tolerance) {
         // U_k's merit came from sweeps solved more loosely than the trial's, and a loose HJB
         // sweep can stop near its start and understate ||U - Psi(U)||: on a 1D game with an
-        // exit (tolerance 1e-9) the merit 1.75e-7 at 3e-6 was 4.2e-7 at 1e-11, so every step
+        // exit (tolerance 1e-9) the merit 1.75e-7 at 3e-6 was 4.6e-7 at 1e-11, so every step
         // length failed and two iterations fell back to the damped fixed point. U_k is
         // evaluated again at the trial's tolerance (into the evaluation the fallback uses)
         // and the full step is compared with that.
