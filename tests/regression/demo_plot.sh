@@ -2,7 +2,9 @@
 # demo_plot.sh WORKDIR DECK FRACMFG MPIRUN...
 # The demo path as a user takes it: run the deck on 2 ranks, draw the result with
 # scripts/plot, then check the picture: a PNG of a sensible size that is not blank (many
-# distinct colours, the heat maps' pixels vary).
+# distinct colours, the heat maps' pixels vary), and a convergence panel whose log axis
+# holds the measured changes and the tolerance line, with the damping on an axis of its own
+# (check_plot_facts.py, from the axes' facts scripts/plot dumps).
 set -euo pipefail
 work=$1 deck=$2 fracmfg=$3
 shift 3
@@ -11,7 +13,7 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 "$@" 2 "$fracmfg" run "$deck"
 out=$("$fracmfg" validate --resolved "$deck" | /usr/bin/python3 -c '
 import sys, yaml; print(yaml.safe_load(sys.stdin)["output"]["file"])')
-"$top/scripts/plot" "$out" -o picture.png | tee plot.txt
+"$top/scripts/plot" "$out" -o picture.png --facts facts.json | tee plot.txt
 # A 1D game is drawn as m(x, t), u(x, t), the convergence history and m(x) at a few times:
 # four panels, none left empty.
 grep -q "2x2 panels: m(x, t); u(x, t); convergence history; m(x) at a few times" plot.txt || {
@@ -37,3 +39,4 @@ for r in range(2):
         print(f"demo_plot: panel ({r}, {c}): {n} colours")
         assert n >= 200, f"panel ({r}, {c}) looks empty ({n} colours)"
 PY
+/usr/bin/python3 "$top/tests/regression/check_plot_facts.py" facts.json "$out"
