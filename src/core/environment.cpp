@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/petsc_error_handler.hpp"
+#include "core/temporary_files.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 
@@ -92,6 +93,9 @@ int Environment::kokkos_host_concurrency() {
 }
 
 void Environment::abort(int exit_code) const {
+  // The other ranks' temporary files go when the launcher sends them SIGTERM
+  // (core/temporary_files.hpp); this rank's go now.
+  detail::remove_temporary_files();
   MPI_Abort(comm_ == MPI_COMM_NULL ? MPI_COMM_WORLD : comm_, exit_code);
   std::_Exit(exit_code);  // not reached: MPI_Abort does not return
 }

@@ -1,5 +1,7 @@
 #include "fracmfg/core/petsc_check.hpp"
 
+#include <cstdio>
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -12,11 +14,28 @@ namespace {
 // The message of the error PETSc raised first on this thread (set by the handler that
 // core::Environment installs); consumed by throw_petsc_error.
 thread_local std::string last_petsc_message;
+void (*out_of_memory_handler)(const char*) = nullptr;
 }  // namespace
+
+void set_petsc_out_of_memory_handler(void (*handler)(const char* detail)) {
+  out_of_memory_handler = handler;
+}
 
 PetscErrorCode record_petsc_error(MPI_Comm /*comm*/, int line, const char* fun, const char* file,
                                   PetscErrorCode code, PetscErrorType type, const char* mess,
                                   void* /*ctx*/) {
+  // A failed allocation is PETSC_ERR_MEM, or any error raised by PETSc's allocators
+  // themselves: PETSc 3.18's PetscMallocAlign reports it with its caller's line as the code
+  // and its caller's name as the message.
+  const bool allocator = fun != nullptr && (std::strcmp(fun, "PetscMallocAlign") == 0 ||
+                                            std::strcmp(fun, "PetscReallocAlign") == 0 ||
+                                            std::strcmp(fun, "PetscMallocA") == 0);
+  if ((code == PETSC_ERR_MEM || allocator) && type == PETSC_ERROR_INITIAL &&
+      out_of_memory_handler != nullptr) {
+    char detail[256];
+    std::snprintf(detail, sizeof(detail), "in %s", mess != nullptr && *mess != '\0' ? mess : "?");
+    out_of_memory_handler(detail);
+  }
   if (type == PETSC_ERROR_INITIAL) {
     std::ostringstream os;
     os << (mess != nullptr && *mess != '\0' ? mess : "(no message)");

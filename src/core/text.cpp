@@ -1,7 +1,9 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace fracmfg::detail {
@@ -48,6 +50,20 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   }
   if (best == nullptr || best_d > typo_limit(word, *best) || best_d >= word.size()) return {};
   return *best;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes < 1000) return std::to_string(bytes) + " B";
+  static const char* const units[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
+  double value = static_cast<double>(bytes) / 1000.0;
+  std::size_t u = 0;
+  while (value >= 999.95 && u + 1 < sizeof(units) / sizeof(units[0])) {
+    value /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %s", value, units[u]);
+  return buf;
 }
 
 }  // namespace fracmfg::detail

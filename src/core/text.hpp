@@ -2,6 +2,7 @@
 // Word helpers for "did you mean" messages (deck keys, enumerations, backends, hardware
 // descriptions).
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// the best distance so far) is skipped without computing the distance, so a huge word
 /// against short candidates costs time linear in its length, not quadratic.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+/// "812 B", "1.5 kB", "12.3 MB", "4.0 GB" (decimal units, one decimal).
+std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace fracmfg::detail

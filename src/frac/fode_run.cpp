@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "core/memory_check.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/exec/selector.hpp"
 #include "fracmfg/frac/fode_deck.hpp"
@@ -37,6 +39,25 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
   core::collective(comm, [&] {
     io::H5Writer::check_output_path(comm, file, fode_output_bytes(config, output).results);
   });
+  // ... and so does a solve larger than memory: a lower bound of one rank's arrays, the
+  // right-hand side of every step of its components (the history sums read them all) and,
+  // for each distinct order, the history's weights and start corrections at every step
+  // (every rank holds them all).
+  {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    const auto r = static_cast<std::uint64_t>(std::max(ranks, 1));
+    const auto components =
+        static_cast<std::uint64_t>(std::max<std::size_t>(config.dimension(), 1));
+    std::vector<double> orders = config.multi_term() ? config.terms.order : config.order;
+    std::sort(orders.begin(), orders.end());
+    orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
+    const auto groups = static_cast<std::uint64_t>(std::max<std::size_t>(orders.size(), 1));
+    const auto steps = static_cast<std::uint64_t>(std::max(config.steps, 1)) + 1;
+    core::check_memory(comm, steps * ((components + r - 1) / r + 3 * groups) * sizeof(double),
+                       "the fode solve (" + std::to_string(components) + " component(s), " +
+                           std::to_string(config.steps) + " steps)");
+  }
   // A system, or one multi-term equation solved as the reduced system of MultiTermSolver.
   std::optional<FodeSolver> solver;
   std::optional<MultiTermSolver> multi;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/memory_check.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
@@ -58,6 +59,26 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   std::vector<io::OutputSpace> files = {{output.file, bytes.results}};
   if (bytes.checkpoints > 0) files.push_back({output.checkpoint_file, bytes.checkpoints});
   core::collective(comm, [&] { io::H5Writer::check_output_paths(comm, files); });
+  //    And the memory the solve holds: a lower bound of one rank's arrays (the solution,
+  //    its update and right-hand side; the direct L1 history keeps every time level).
+  {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    std::uint64_t points = 1;
+    for (int n : config.grid.points) points *= static_cast<std::uint64_t>(std::max(n, 1));
+    const std::uint64_t local = (points + static_cast<std::uint64_t>(ranks) - 1) /
+                                static_cast<std::uint64_t>(std::max(ranks, 1));
+    std::uint64_t levels = 3;
+    if (config.type == io::FpdeConfig::Type::time_fractional &&
+        config.history.method == io::FpdeConfig::History::Method::direct) {
+      levels += static_cast<std::uint64_t>(std::max(config.time.steps, 1)) + 1;
+    }
+    std::string grid;
+    for (int n : config.grid.points) grid += (grid.empty() ? "" : " x ") + std::to_string(n);
+    core::check_memory(
+        comm, levels * local * sizeof(double),
+        "the fpde solve (grid " + grid + ", " + std::to_string(config.time.steps) + " steps)");
+  }
 
   // 2. The solver, and the state of a previous run.
   FpdeSolverOptions so;

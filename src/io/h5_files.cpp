@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "core/temporary_files.hpp"
 #include "fracmfg/config.hpp"
 #include "fracmfg/io/output_paths.hpp"
 #include "io/xdmf_writer.hpp"
@@ -51,8 +52,9 @@ void check_output_path_locally(const std::string& path) {
   require_replaceable(path);
   // Try to create a file: the only test of writability that holds for every file system,
   // access control list and user (root passes access(W_OK) on read-only mounts too).
-  const fs::path probe =
-      dir / ("." + target.filename().string() + ".probe-" + std::to_string(::getpid()));
+  // A short name: a long output name still leaves room for it (and for the temporary name,
+  // core/temporary_files.hpp), and the name's own length is checked where the deck is read.
+  const fs::path probe = dir / (".fracmfg-probe-" + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) {
     throw IoError(prefix + "directory '" + dir.string() +
@@ -145,19 +147,6 @@ class LiftedFileSizeLimit {
   bool lifted_ = false;
 };
 
-std::string temporary_name_for(const std::string& path) {
-  const fs::path target(path);
-  std::string job;
-  if (const char* slurm = std::getenv("SLURM_JOB_ID"); slurm != nullptr && *slurm != '\0') {
-    job = std::string(slurm) + "-";
-  }
-  std::random_device rd;
-  char suffix[64];
-  std::snprintf(suffix, sizeof(suffix), ".tmp-%s%d-%08x", job.c_str(), static_cast<int>(::getpid()),
-                rd());
-  return (directory_of(target) / ("." + target.filename().string() + suffix)).string();
-}
-
 }  // namespace
 
 std::string utc_timestamp() {
@@ -231,7 +220,13 @@ AtomicH5File::AtomicH5File(MPI_Comm comm, const std::string& path, const std::st
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   check_output_paths(comm_, {{path_, 0}});
-  if (rank_ == 0) temporary_path_ = temporary_name_for(path_);
+  if (rank_ == 0) {
+    // A dead run's leftovers of this file and of its XDMF sidecar (core/temporary_files.hpp).
+    fracmfg::detail::remove_stale_temporaries(path_);
+    fracmfg::detail::remove_stale_temporaries(xdmf_sidecar_path(path_));
+    temporary_path_ = fracmfg::detail::temporary_name(path_);
+    fracmfg::detail::register_temporary_file(temporary_path_);
+  }
   bcast_string(comm_, temporary_path_);
   label_ = path_;
 
@@ -297,7 +292,10 @@ void AtomicH5File::discard() noexcept {
     // Closing is collective and, while an exception unwinds, other ranks may be elsewhere
     // (an error seen by one rank): never block here. The name goes now, so the partial file
     // does not stay behind; HDF5 closes the file at MPI_Finalize.
-    if (rank_ == 0 && !temporary_path_.empty()) ::unlink(temporary_path_.c_str());
+    if (rank_ == 0 && !temporary_path_.empty()) {
+      ::unlink(temporary_path_.c_str());
+      fracmfg::detail::unregister_temporary_file(temporary_path_);
+    }
     if (file_.valid()) file_.release();
     return;
   }
@@ -308,7 +306,10 @@ void AtomicH5File::discard() noexcept {
     file_.reset();
     H5Eclear2(H5E_DEFAULT);
   }
-  if (rank_ == 0 && !temporary_path_.empty()) ::unlink(temporary_path_.c_str());
+  if (rank_ == 0 && !temporary_path_.empty()) {
+    ::unlink(temporary_path_.c_str());
+    fracmfg::detail::unregister_temporary_file(temporary_path_);
+  }
 }
 
 void AtomicH5File::require_open(const std::string& action) const {
@@ -369,7 +370,10 @@ void AtomicH5File::fail(const std::string& hdf5_message) {
     file_.reset();
     H5Eclear2(H5E_DEFAULT);
   }
-  if (rank_ == 0) ::unlink(temporary_path_.c_str());
+  if (rank_ == 0) {
+    ::unlink(temporary_path_.c_str());
+    fracmfg::detail::unregister_temporary_file(temporary_path_);
+  }
   MPI_Barrier(comm_);
   std::string text = "cannot write " + kind_label() + " '" + path_ + "': ";
   text += reason.empty() ? hdf5_message : reason;
@@ -414,6 +418,7 @@ void AtomicH5File::commit(const std::function<void()>& after_rename) {
         throw IoError("cannot rename '" + temporary_path_ + "' to '" + path_ +
                       "': " + std::strerror(errno));
       }
+      fracmfg::detail::unregister_temporary_file(temporary_path_);
     } catch (const std::exception& e) {
       message = e.what();
       kind = 2;

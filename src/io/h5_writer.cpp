@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "io/h5_datasets.hpp"
 #include "io/h5_files.hpp"
@@ -421,17 +422,7 @@ struct H5Writer::Impl {
 };
 
 std::string format_bytes(std::uint64_t bytes) {
-  if (bytes < 1000) return std::to_string(bytes) + " B";
-  static const char* const units[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
-  double value = static_cast<double>(bytes) / 1000.0;
-  std::size_t u = 0;
-  while (value >= 999.95 && u + 1 < sizeof(units) / sizeof(units[0])) {
-    value /= 1000.0;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f %s", value, units[u]);
-  return buf;
+  return fracmfg::detail::format_bytes(bytes);
 }
 
 std::uint64_t series_bytes(std::uint64_t levels, std::uint64_t values) {

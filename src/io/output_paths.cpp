@@ -39,6 +39,10 @@ fs::path normalised(const std::string& path) {
   return ec ? absolute.lexically_normal() : canonical;
 }
 
+// NAME_MAX and PATH_MAX of Linux file systems (ext4, XFS, Lustre, GPFS, NFS).
+constexpr std::size_t kMaxFileName = 255;
+constexpr std::size_t kMaxPath = 4096;
+
 struct Role {
   std::string what;  // "the results file"
   std::string path;
@@ -77,6 +81,26 @@ std::optional<OutputPathProblem> find_output_path_problem(const std::string& dec
       {"the XDMF sidecar of the results", xdmf_sidecar_path(output.file), "file"},
       {"the checkpoint", output.checkpoint_file, "checkpoint_file"},
   };
+  // Names the file systems cannot hold: the system would say "File name too long" only
+  // when the file is created, after the solve.
+  // (A checkpoint that is never written is not checked.)
+  for (std::size_t i = 1; i < roles.size(); ++i) {
+    if (i == 3 && output.checkpoint_every == 0) continue;
+    const std::string name = std::filesystem::path(roles[i].path).filename().string();
+    const std::string& whose = roles[i].what;
+    if (name.size() > kMaxFileName) {
+      return OutputPathProblem{roles[i].key, "the file name of " + whose + " is " +
+                                                 std::to_string(name.size()) +
+                                                 " bytes long; file systems allow at most " +
+                                                 std::to_string(kMaxFileName) + " bytes per name"};
+    }
+    if (roles[i].path.size() >= kMaxPath) {
+      return OutputPathProblem{roles[i].key, "the path of " + whose + " is " +
+                                                 std::to_string(roles[i].path.size()) +
+                                                 " bytes long; the system allows at most " +
+                                                 std::to_string(kMaxPath - 1) + " bytes per path"};
+    }
+  }
   // Each target against the files before it: the deck, then the results, then the sidecar.
   for (std::size_t i = 1; i < roles.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
@@ -121,6 +145,7 @@ void check_output_section(const Value& root, const std::string& deck_file) {
   OutputConfig paths;
   paths.file = output.at("file").text;
   paths.checkpoint_file = output.at("checkpoint_file").text;
+  paths.checkpoint_every = static_cast<int>(output.at("checkpoint_every").integer);
   const auto problem = find_output_path_problem(deck_file, paths);
   if (!problem) return;
   const Value& at = output.at(problem->key);

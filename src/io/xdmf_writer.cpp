@@ -13,6 +13,7 @@
 #include <tuple>
 #include <unistd.h>
 
+#include "core/temporary_files.hpp"
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/io/output_paths.hpp"
 
@@ -215,15 +216,18 @@ void write_text_file_atomically(const std::string& path, const std::string& text
   const fs::path target(path);
   fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
-  std::random_device rd;
-  char suffix[32];
-  std::snprintf(suffix, sizeof(suffix), ".tmp-%d-%08x", static_cast<int>(::getpid()), rd());
-  const fs::path tmp = dir / ("." + target.filename().string() + suffix);
+  fracmfg::detail::remove_stale_temporaries(path);
+  const fs::path tmp = fracmfg::detail::temporary_name(path);
   std::FILE* f = std::fopen(tmp.c_str(), "wx");
   if (f == nullptr) {
     throw IoError("cannot create '" + tmp.string() + "' (for '" + path +
                   "'): " + std::strerror(errno));
   }
+  fracmfg::detail::register_temporary_file(tmp.string());
+  struct Forget {
+    std::string path;
+    ~Forget() { fracmfg::detail::unregister_temporary_file(path); }
+  } forget{tmp.string()};
   const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const int write_errno = errno;
   const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;

@@ -1,9 +1,12 @@
 #include "fracmfg/mfg/run.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/memory_check.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/io/h5_writer.hpp"
@@ -24,6 +27,34 @@ void shared_write_errors(Fn&& fn) {
   } catch (const io::WriteError& e) {
     throw core::CollectiveError(e.what(), ExitCode::io, 0);
   }
+}
+
+// A lower bound of the bytes one rank holds during the solve: the iterate and the sweep's
+// result (u and m at every time level), Anderson's history of such states, and the
+// particles' positions. Matrices, factorisations and Krylov spaces come on top.
+std::uint64_t solve_bytes(const io::MfgConfig& config, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const auto r = static_cast<std::uint64_t>(std::max(ranks, 1));
+  std::uint64_t points = 1;
+  for (int n : config.grid.points) points *= static_cast<std::uint64_t>(std::max(n, 1));
+  const std::uint64_t local = (points + r - 1) / r;
+  const auto levels = static_cast<std::uint64_t>(std::max(config.time.steps, 1)) + 1;
+  const std::uint64_t state = 2 * levels * local * sizeof(double);
+  const auto depth = static_cast<std::uint64_t>(std::max(config.iteration.anderson, 0));
+  std::uint64_t bytes = (2 + (depth > 0 ? 2 + 2 * depth : 0)) * state;
+  if (config.fokker_planck.method == io::MfgConfig::FokkerPlanck::Method::particles) {
+    const auto particles =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(config.fokker_planck.particles, 0));
+    bytes += (particles + r - 1) / r * config.grid.points.size() * sizeof(double);
+  }
+  return bytes;
+}
+
+std::string describe(const io::MfgConfig& config) {
+  std::string grid;
+  for (int n : config.grid.points) grid += (grid.empty() ? "" : " x ") + std::to_string(n);
+  return "the mfg solve (grid " + grid + ", " + std::to_string(config.time.steps) + " steps)";
 }
 
 }  // namespace
@@ -49,6 +80,8 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
   std::vector<io::OutputSpace> files = {{output.file, bytes.results}};
   if (output.checkpoint_every > 0) files.push_back({output.checkpoint_file, bytes.checkpoints});
   core::collective(comm, [&] { io::H5Writer::check_output_paths(comm, files); });
+  // ... and so does a solve larger than the memory the ranks have.
+  core::check_memory(comm, solve_bytes(config, comm), describe(config));
   const io::RestartSource restart{options.restart, options.restart_origin.empty()
                                                        ? std::string("restart")
                                                        : options.restart_origin};

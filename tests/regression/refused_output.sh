@@ -66,6 +66,20 @@ cp out.chk.h5 chk.orig
 restart=out.chk.h5 refused onto.yaml "cannot resume from FRACMFG_RESTART=out.chk.h5: it is the results file 'out.chk.h5'"
 check "the checkpoint is unchanged" cmp -s out.chk.h5 chk.orig
 
+# 5. Names the file system cannot hold are refused where the deck is read; a long name that
+#    fits is written, and its temporary names (shortened) leave nothing behind.
+long=$(printf 'n%.0s' $(seq 1 300))
+printf '%s\noutput: {file: %s.h5}\n' "$body" "$long" >long.yaml
+restart="" refused long.yaml "long.yaml:3:16: output.file: the file name of the results file is 303 bytes long; file systems allow at most 255 bytes per name"
+printf '%s\noutput: {file: %s.h5}\n' "$body" "${long:0:252}" >sidecar_long.yaml
+restart="" refused sidecar_long.yaml "output.file: the file name of the XDMF sidecar of the results is 256 bytes long"
+fits=${long:0:251}
+printf '%s\noutput: {file: %s.h5}\n' "$body" "$fits" >fits.yaml
+"${mpirun[@]}" 2 "$fracmfg" run fits.yaml >fits.log 2>&1
+check "a 254-byte output name is written (exit $?)" test -f "$fits.h5"
+check "no temporary file is left" test -z "$(find . -name '.*.tmp-*')"
+check "nothing but the results was written" test "$(ls -A | grep -c "$fits")" -eq 1
+
 [[ $failures -eq 0 ]] && echo "refused_output: all passed" && exit 0
 echo "refused_output: $failures check(s) failed"
 exit 1

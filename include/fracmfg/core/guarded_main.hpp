@@ -9,6 +9,12 @@
 //    its rank, and MPI_Abort ends every rank of the job at once, so no rank is left
 //    waiting in a collective call.
 //
+//  - an allocation that fails (operator new, or PETSc's malloc: PETSC_ERR_MEM) on any rank
+//    ends the job at once from the point of failure, with one line naming the rank: the
+//    other ranks may be waiting in a collective call that the failing rank would never
+//    reach, and unwinding could not reach an agreement either. collective() does the same
+//    with a std::bad_alloc its function throws (also outside guarded_main).
+//
 //  - core::Interrupted (a run that wrote its checkpoint after a stop signal, thrown on every
 //    rank) is reported once and exits with ExitCode::interrupted (75), so a job script can
 //    resubmit itself. Solvers that can checkpoint on a signal install core::InterruptGuard
@@ -40,6 +46,10 @@ class CollectiveError : public Error {
   ExitCode code_;
   int origin_rank_;
 };
+
+/// Prints "fracmfg: error on rank R: out of memory: <detail>" and ends every rank of comm
+/// (MPI_Abort; std::_Exit when MPI is not running). Allocates nothing. Not collective.
+[[noreturn]] void abort_out_of_memory(MPI_Comm comm, const char* detail) noexcept;
 
 /// Collective on comm.
 void collective(MPI_Comm comm, const std::function<void()>& fn);
