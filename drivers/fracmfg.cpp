@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/petsc_option_rules.hpp"
 #include "driver_calibrate.hpp"
 #include "driver_info.hpp"
 #include "fracmfg/config.hpp"
@@ -85,6 +86,9 @@ const char* const exit_code_help =
     "                                  10, 0: every iteration or step; a bad value: warning)\n"
     "  FRACMFG_SKIP_SPACE_CHECK=1      skip the free-space check before a solve (a write that\n"
     "                                  then fails still ends the run with exit code 5)\n"
+    "  FRACMFG_SKIP_MEMORY_CHECK=1     skip the check that a solve's arrays fit in memory (a rank\n"
+    "                                  that then runs out of memory still ends the job)\n"
+    "  PETSC_OPTIONS=<options>         PETSc's own; the same rules as options after --\n"
     "  FRACMFG_LOG_LEVEL=error|warn|info|debug   overrides the deck's logging.level\n"
     "  FRACMFG_LOG_RANKS=all|0         all: every rank writes log lines (tagged with the rank)\n"
     "  FRACMFG_BACKEND=cpu|cuda|auto   overrides the deck's execution.backend\n"
@@ -133,6 +137,14 @@ int cmd_run(Environment& env, const std::string& path) {
   if (!deck.petsc_options().empty()) {
     fracmfg::core::collective(env.comm(), [&] {
       FRACMFG_PETSC_CHECK(PetscOptionsInsertString(nullptr, deck.petsc_options().c_str()));
+      // PETSc starts its event log in PetscInitialize when -log_view is given there; asked
+      // for by the deck, the log is started here, so PetscFinalize has a log to print.
+      for (const auto& o : fracmfg::core::split_petsc_options(deck.petsc_options())) {
+        if (o.name == "-log_view") {
+          FRACMFG_PETSC_CHECK(PetscLogDefaultBegin());
+          break;
+        }
+      }
     });
   }
   // 3. The solver for this problem type.
@@ -260,6 +272,28 @@ int main(int argc, char** argv) {
     fracmfg::core::request_huge_pages(argv);
   }
 
+  // PETSc reads its options from the command line after "--" (and PETSC_OPTIONS): the same
+  // rule as for a deck's petsc.options (core/petsc_option_rules.hpp), checked before PETSc
+  // sees them.
+  {
+    std::string given;
+    for (const auto& a : petsc_args) given += (given.empty() ? "" : " ") + a;
+    std::string why = fracmfg::core::first_refused_petsc_option(
+        given, fracmfg::core::PetscOptionSource::command_line);
+    std::string where = "the PETSc option ";
+    if (why.empty()) {
+      if (const char* env_options = std::getenv("PETSC_OPTIONS"); env_options != nullptr) {
+        why = fracmfg::core::first_refused_petsc_option(
+            env_options, fracmfg::core::PetscOptionSource::command_line);
+        where = "PETSC_OPTIONS: the PETSc option ";
+      }
+    }
+    if (!why.empty()) {
+      if (launcher_rank() == 0)
+        std::fprintf(stderr, "fracmfg: error: %s%s\n", where.c_str(), why.c_str());
+      return static_cast<int>(fracmfg::ExitCode::usage);
+    }
+  }
   // PETSc reads its options from the command line after "--".
   std::vector<char*> petsc_argv{argv[0]};
   for (auto& a : petsc_args) petsc_argv.push_back(a.data());

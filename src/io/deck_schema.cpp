@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/petsc_option_rules.hpp"
 #include "fracmfg/core/expression.hpp"
 #include "io/deck_schema_sections.hpp"
 
@@ -51,6 +52,13 @@ Field petsc_schema() {
   });
 }
 // clang-format on
+
+void check_petsc_section(const Value& root, const std::string& file) {
+  const Value& options = root.at("petsc.options");
+  const std::string why =
+      core::first_refused_petsc_option(options.text, core::PetscOptionSource::deck);
+  if (!why.empty()) fail(file, options.pos, options.path, why);
+}
 
 namespace {
 // A default taken from the deck's own name: the value is inserted where the schema puts it.

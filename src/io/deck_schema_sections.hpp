@@ -25,6 +25,10 @@ void fill_output_defaults(Value& root, const std::string& file);
 /// output.file or output.checkpoint_file otherwise. Call after fill_output_defaults.
 void check_output_section(const Value& root, const std::string& file);
 
+/// petsc.options may not name files for PETSc to write or read, start a debugger, or hold
+/// options PETSc reads only at start-up (core/petsc_option_rules.hpp).
+void check_petsc_section(const Value& root, const std::string& file);
+
 void check_mfg(const Value& root, const std::string& file);
 void check_fode(const Value& root, const std::string& file);
 void check_fpde(const Value& root, const std::string& file);

@@ -435,6 +435,7 @@ class Validator {
     Value v = section(doc_, root, "", Position{1, 1}, true);
     fill_output_defaults(v, file_);
     check_output_section(v, file_);
+    check_petsc_section(v, file_);
     const std::string& problem = v.at("problem").text;
     if (problem == "mfg") check_mfg(v, file_);
     if (problem == "fode") check_fode(v, file_);

@@ -1,6 +1,8 @@
 // core::option_*: the project's registered PETSc options (core/petsc_options.hpp): absent ->
 // the fallback, given -> the value, a word outside a choice list -> PETSc's error, and
-// nothing written into the options database.
+// nothing written into the options database. core::first_refused_petsc_option
+// (core/petsc_option_rules.hpp): the options a deck, the command line and PETSC_OPTIONS may
+// not give (files, debuggers; start-up options in a deck) and the ones they may.
 #include "fracmfg/core/petsc_options.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/petsc_option_rules.hpp"
 #include "fracmfg/core/error.hpp"
 
 namespace {
@@ -105,6 +108,80 @@ TEST(PetscOptions, MalformedValuesArePetscErrors) {
     EXPECT_THROW(core::option_bool(PETSC_COMM_WORLD, "t_", "-flag", kHelp, false),
                  fracmfg::PetscError);
   }
+}
+
+}  // namespace
+
+namespace {
+
+using fracmfg::core::PetscOptionSource;
+
+std::string refused(const std::string& text, PetscOptionSource source = PetscOptionSource::deck) {
+  return fracmfg::core::first_refused_petsc_option(text, source);
+}
+
+TEST(PetscOptionRules, SplitsAsPetscDoes) {
+  const auto words = core::split_petsc_options("  -ksp_rtol 1e-8 -ksp_monitor -x -1 -y \"a b\"");
+  ASSERT_EQ(words.size(), 4u);
+  EXPECT_EQ(words[0].name, "-ksp_rtol");
+  EXPECT_EQ(words[0].value, "1e-8");
+  EXPECT_EQ(words[0].offset, 2u);
+  EXPECT_EQ(words[1].name, "-ksp_monitor");
+  EXPECT_FALSE(words[1].has_value);
+  EXPECT_EQ(words[2].name, "-x");  // -1 is a value, not an option
+  EXPECT_EQ(words[2].value, "-1");
+  EXPECT_EQ(words[3].value, "a b");
+}
+
+TEST(PetscOptionRules, ViewersWithFilesAreRefused) {
+  for (const char* text : {"-ksp_monitor :deck.yaml", "-log_view ascii:log.txt",
+                           "-mat_view binary:A.dat", "-ksp_view_mat hdf5:A.h5",
+                           "-snes_monitor_short :out.txt", "-mfg_ksp_monitor ascii:m.txt:append",
+                           "-vec_view binary", "-dm_view vtk", "-ksp_view socket"}) {
+    const std::string why = refused(text, PetscOptionSource::command_line);
+    EXPECT_FALSE(why.empty()) << text;
+    EXPECT_NE(why.find("fracmfg writes only the files the deck names"), std::string::npos) << why;
+  }
+  EXPECT_NE(refused("-ksp_monitor :deck.yaml").find("writes the file 'deck.yaml'"),
+            std::string::npos);
+  EXPECT_NE(refused("-log_view ascii:log.txt").find("-log_view prints to the terminal"),
+            std::string::npos);
+}
+
+TEST(PetscOptionRules, FilesAndDebuggersAreRefusedEverywhere) {
+  for (auto source : {PetscOptionSource::command_line, PetscOptionSource::deck}) {
+    for (const char* text :
+         {"-options_file other.opts", "-options_file_yaml o.yaml", "-history h.txt", "-log_trace t",
+          "-draw_save a.png", "-start_in_debugger", "-on_error_attach_debugger gdb"}) {
+      EXPECT_FALSE(refused(text, source).empty()) << text;
+    }
+  }
+  EXPECT_NE(refused("-options_file x", PetscOptionSource::command_line).find("escape"),
+            std::string::npos);
+  EXPECT_NE(refused("-info info.txt", PetscOptionSource::command_line).find("'info.txt'"),
+            std::string::npos);
+  EXPECT_TRUE(refused("-info", PetscOptionSource::command_line).empty());
+  EXPECT_TRUE(refused("-info :ksp", PetscOptionSource::command_line).empty());
+}
+
+TEST(PetscOptionRules, StartUpOptionsOnlyOnTheCommandLine) {
+  for (const char* text : {"-malloc_debug", "-fp_trap", "-on_error_abort", "-info"}) {
+    EXPECT_TRUE(refused(text, PetscOptionSource::command_line).empty()) << text;
+    EXPECT_NE(refused(text).find("give it on the command line after --"), std::string::npos)
+        << text;
+  }
+}
+
+TEST(PetscOptionRules, OrdinaryOptionsPass) {
+  for (const char* text :
+       {"", "-ksp_type gmres -ksp_rtol 1e-10 -pc_type ilu", "-ksp_monitor", "-ksp_view",
+        "-log_view", "-ksp_monitor_short -ksp_converged_reason", "-ksp_view ::ascii_info",
+        "-mfg_ksp_max_it 100 -fpde_pc_type jacobi", "-ksp_monitor draw", "-mat_view ascii"}) {
+    EXPECT_TRUE(refused(text).empty()) << text << ": " << refused(text);
+  }
+  // The first refused option is the one reported.
+  EXPECT_EQ(refused("-ksp_rtol 1e-8 -history h.txt -ksp_monitor :a").rfind("'-history h.txt'", 0),
+            0u);
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# petsc_options.sh WORKDIR FRACMFG MPIRUN...
+# PETSc options that would write, read or start something are refused before PETSc sees
+# them, from the deck (file:line:col: petsc.options), after -- on the command line and in
+# PETSC_OPTIONS, with exit code 2, one line, and nothing written; options that PETSc reads
+# only at start-up are refused in a deck with the advice to give them after --, and work
+# there; -log_view in a deck prints PETSc's summary at the end. All on 2 ranks.
+set -uo pipefail
+work=$1 fracmfg=$2
+shift 2
+mpirun=("$@")
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+unset PETSC_OPTIONS
+failures=0
+check() {  # check WHAT CONDITION...
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
+}
+# deck NAME OPTIONS: a small fode deck with petsc.options OPTIONS (none when empty).
+deck() {
+  {
+    echo 'problem: fode'
+    echo 'fode: {order: 0.8, horizon: 1.0, steps: 10, rhs: ["-y1"], initial: [1.0]}'
+    echo "output: {file: out/$1.h5}"
+    [[ -n $2 ]] && printf 'petsc:\n  options: "%s"\n' "$2"
+  } >"$1.yaml"
+}
+# refused LOG STATUS TEXT...: exit 2, one error line holding each TEXT, nothing written.
+refused() {
+  local log=$1 status=$2 t
+  shift 2
+  cat "$log"
+  check "$log: exit code 2 (got $status)" test "$status" -eq 2
+  check "$log: one error line" test "$(grep -c 'fracmfg: error' "$log")" -eq 1
+  for t in "$@"; do check "$log: says '$t'" grep -qF -- "$t" "$log"; done
+  check "$log: no PETSc error" test "$(grep -c 'PETSC ERROR' "$log")" -eq 0
+  check "$log: nothing written" test ! -e out -a ! -e mon.txt -a ! -e log.txt
+}
+
+# 1. A deck whose monitor would overwrite the deck itself.
+deck self '-ksp_monitor :self.yaml'
+cp self.yaml self.orig
+"${mpirun[@]}" 2 "$fracmfg" run self.yaml >self.log 2>&1
+refused self.log $? "self.yaml:5:12: petsc.options: '-ksp_monitor :self.yaml' writes the file 'self.yaml'" \
+  "fracmfg writes only the files the deck names"
+check "the deck is byte-identical" cmp -s self.yaml self.orig
+"${mpirun[@]}" 2 "$fracmfg" validate self.yaml >validate.log 2>&1
+refused validate.log $? "petsc.options: '-ksp_monitor :self.yaml'"
+
+# 2. -options_file would escape the check; -malloc_debug has no effect from a deck.
+deck optfile '-options_file more.opts'
+"${mpirun[@]}" 2 "$fracmfg" run optfile.yaml >optfile.log 2>&1
+refused optfile.log $? "'-options_file more.opts' reads options from another file"
+deck startup '-malloc_debug'
+"${mpirun[@]}" 2 "$fracmfg" run startup.yaml >startup.log 2>&1
+refused startup.log $? "'-malloc_debug' is read only while PETSc starts" "fracmfg run DECK -- -malloc_debug"
+
+# 3. The command line after -- and PETSC_OPTIONS: the same rules, before PETSc starts.
+deck plain ''
+"${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -log_view ascii:log.txt >cmd.log 2>&1
+refused cmd.log $? "fracmfg: error: the PETSc option '-log_view ascii:log.txt' writes the file 'log.txt'"
+PETSC_OPTIONS="-history mon.txt" "${mpirun[@]}" 2 "$fracmfg" run plain.yaml >env.log 2>&1
+refused env.log $? "PETSC_OPTIONS: the PETSc option '-history mon.txt' names a file for PETSc to write"
+"${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -start_in_debugger >dbg.log 2>&1
+refused dbg.log $? "'-start_in_debugger' starts a debugger"
+
+# 4. What is allowed: start-up options on the command line, -log_view in the deck.
+"${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -malloc_debug -ksp_converged_reason >ok.log 2>&1
+status=$?
+check "start-up options after --: exit 0 (got $status)" test "$status" -eq 0
+check "and the results written" test -f out/plain.h5
+deck logview '-log_view'
+"${mpirun[@]}" 2 "$fracmfg" run logview.yaml >logview.log 2>&1
+status=$?
+check "-log_view in a deck: exit 0 (got $status)" test "$status" -eq 0
+check "-log_view in a deck prints PETSc's summary" grep -q "Performance Summary" logview.log
+check "-log_view in a deck: no PETSc error" test "$(grep -c 'PETSC ERROR' logview.log)" -eq 0
+check "only the named outputs were written" test "$(ls out | sort | tr '\n' ' ')" = \
+  "logview.h5 plain.h5 "
+
+[[ $failures -eq 0 ]] && echo "petsc_options: all passed" && exit 0
+echo "petsc_options: $failures check(s) failed"
+exit 1
