@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,14 +116,20 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
 
   // 4. Commit and report.
   core::collective(comm, [&] { out->commit(); });
+  std::string method_note;
+  if (options.method == FodeMethod::trapezoidal) {
+    method_note = ", " + std::to_string(summary.stats.newton_iterations) + " Newton iterations";
+  } else {
+    char text[64];
+    std::snprintf(text, sizeof(text), ", largest corrector defect %.2g",
+                  summary.stats.corrector_defect);
+    method_note = text;
+  }
   log.info("fode: ", summary.stats.steps, " steps in ", summary.stats.seconds, " s (history ",
            summary.stats.history_seconds, " s, ", summary.stats.fft_squares, " FFT and ",
            summary.stats.direct_squares, " direct squares, ", summary.stats.rhs_evaluations,
-           " right-hand side evaluations",
-           options.method == FodeMethod::trapezoidal
-               ? ", " + std::to_string(summary.stats.newton_iterations) + " Newton iterations"
-               : std::string(),
-           "); wrote ", summary.outputs, " steps to ", summary.file);
+           " right-hand side evaluations", method_note, "); wrote ", summary.outputs, " steps to ",
+           summary.file);
   return summary;
 }
 

@@ -46,6 +46,7 @@ enum FailureCode : std::int64_t {
   failure_rhs = 2,
   failure_singular = 3,
   failure_unstable = 4,
+  failure_corrector = 5,
 };
 /// The agreement key is kFailureCodes * (global index) + code.
 constexpr std::int64_t kFailureCodes = 8;
@@ -54,6 +55,14 @@ constexpr std::int64_t kFailureCodes = 8;
 /// max(|y_i(0)|, kGrowthFloor * max_k |y_k(0)|).
 constexpr double kGrowthFactor = 2.0;
 constexpr double kGrowthFloor = 1e-8;
+
+/// abm: the largest defect of the corrector's equation at a step's result, relative to the
+/// component's size, over the second half of the steps. Accurate runs stay orders of
+/// magnitude below (the defect falls like the local error); at very small orders with few
+/// steps the weight h^a / Gamma(a + 2) of f at the new step nears 1 / |df/dy|, the
+/// corrector's fixed-point passes stop contracting, and the result can be wrong in the first
+/// digit with a defect of that order.
+constexpr double kCorrectorDefectLimit = 0.1;
 
 std::string format_double(double v) {
   char buf[32];
@@ -139,6 +148,7 @@ struct FodeSolver::Impl {
   std::vector<double> f;
   std::vector<double> ytmp;
   std::vector<double> ftmp;
+  std::vector<double> fused;  ///< abm: f at the iterate the last corrector pass used
   std::vector<double> taylor;
   std::vector<double> hp;
   std::vector<double> hc;
@@ -482,7 +492,7 @@ void FodeSolver::Impl::setup(FodeProblem problem) {
   setup_implicit();
   const auto n = static_cast<std::size_t>(local);
   y = y0;
-  for (auto* v : {&f, &ytmp, &ftmp, &taylor, &hp, &hc, &dg}) v->assign(n, 0.0);
+  for (auto* v : {&f, &ytmp, &ftmp, &fused, &taylor, &hp, &hc, &dg}) v->assign(n, 0.0);
   double scale = max_abs(y0);
   MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
   growth_limit.resize(n);
@@ -773,6 +783,8 @@ void FodeSolver::Impl::step(std::int64_t n) {
   const double t = time_of(n);
   std::int64_t failure = -1;
   std::int64_t code = failure_nan;
+  std::int64_t corrector_failure = -1;
+  double corrector_detail = 0.0;
   double failed_detail_candidate = 0.0;
   if (n == 0) {
     inward.assign(nloc, 1);
@@ -793,7 +805,23 @@ void FodeSolver::Impl::step(std::int64_t n) {
         if (it > 0) eval(t, y.data(), f.data());
         for (std::size_t k = 0; k < nloc; ++k) y[k] = taylor[k] + hc[k] + c0[k] * f[k];
       }
+      std::copy(f.begin(), f.end(), fused.begin());
       eval(t, y.data(), f.data());
+      // The corrector's equation y = taylor + hc + c0 f(t, y) at the result: its defect,
+      // c0 (f(y) - f(used)), is free here (f(y) is needed for the history anyway). Over the
+      // second half of the steps (the first ones carry the solution's start at t = 0).
+      if (2 * n > steps) {
+        for (std::size_t k = 0; k < nloc; ++k) {
+          const double magnitude =
+              std::max({std::fabs(y[k]), std::fabs(y0[k]), growth_limit[k] / kGrowthFactor});
+          const double defect = std::fabs(c0[k] * (f[k] - fused[k])) / magnitude;
+          if (!(defect <= stats.corrector_defect)) stats.corrector_defect = defect;
+          if (!(defect <= kCorrectorDefectLimit) && corrector_failure < 0) {
+            corrector_failure = static_cast<std::int64_t>(k);
+            corrector_detail = defect;
+          }
+        }
+      }
     } else {
       for (std::size_t k = 0; k < nloc; ++k) ytmp[k] = taylor[k] + hc[k];
       newton_rhs_failed = false;
@@ -835,6 +863,11 @@ void FodeSolver::Impl::step(std::int64_t n) {
   if (failure < 0 && !implicit() && options.growth_check) {
     failure = check_growth();
     code = failure_unstable;
+  }
+  if (failure < 0 && corrector_failure >= 0) {
+    failure = corrector_failure;
+    code = failure_corrector;
+    failed_detail_candidate = corrector_detail;
   }
   if (failure >= 0 && failed_step < 0) {
     failed_step = n;
@@ -916,11 +949,18 @@ void FodeSolver::Impl::agree() {
          << " <= 0 at every step so far, so the exact solution cannot grow (h^a " << fi << "/" << yi
          << " = " << format_double(detail[2]) << ")";
       break;
+    case failure_corrector:
+      os << "method abm did not solve its corrector equation: the defect of " << yi << " is "
+         << format_double(detail[0]) << " of its size (above " << kCorrectorDefectLimit
+         << "), so its value is not accurate; the corrector's weight h^a/Gamma(a+2) of the "
+            "new step is too large for its fixed-point passes (very small orders with few "
+            "steps)";
+      break;
     default: os << "the Newton matrix is singular"; break;
   }
   os << " at step " << n << " (t = " << format_double(time_of(n)) << "), component " << yi
      << " (global index " << component << ")";
-  if (code == failure_unstable) {
+  if (code == failure_unstable || code == failure_corrector) {
     os << "; use method: trapezoidal (implicit) or more steps (a smaller h)";
   }
   throw core::CollectiveError(os.str(), ExitCode::numerical, owner);
@@ -1017,6 +1057,9 @@ FodeStats FodeSolver::solve(const Observer& observer, std::int64_t observe_every
     s.stats.fft_squares = c.fft_squares;
     s.stats.direct_squares = c.direct_squares;
     s.stats.history_seconds = c.square_seconds + c.local_seconds;
+  }
+  if (s.size > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, &s.stats.corrector_defect, 1, MPI_DOUBLE, MPI_MAX, s.comm);
   }
   s.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t_start).count();

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <complex>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
@@ -313,6 +315,37 @@ TEST(fode_solver_test, AbmPastItsStabilityLimitStopsAndSuggestsTrapezoidal) {
   rhs.function = [](double, const double* y, double* f) { f[0] = -10.0 * y[0]; };
   EXPECT_NEAR(solve_final(problem({0.8}, 256), rhs, method(ff::FodeMethod::abm))[0],
               ff::mittag_leffler(-10.0, 0.8), 1e-3);
+}
+
+TEST(fode_solver_test, AbmAtVerySmallOrdersStopsWhereItsCorrectorFails) {
+  // D^a y = -y, y(1) = E_a(-1): at a = 1e-3 with 100 steps (h^a/Gamma(a+2) = 0.995) the
+  // corrector's passes stop contracting and abm returned 0.683 for 0.49986.
+  ff::FodeRhs rhs;
+  rhs.function = [](double, const double* y, double* f) { f[0] = -y[0]; };
+  const double exact =
+      solve_final(problem({1e-3}, 4000), rhs, method(ff::FodeMethod::trapezoidal))[0];
+  EXPECT_NEAR(exact, 0.49986, 1e-5);
+  for (const auto& [order, steps] :
+       {std::pair{1e-3, 100}, std::pair{1e-4, 1000}, std::pair{1e-2, 10}}) {
+    const std::string what = failure_of(problem({order}, steps), rhs, method(ff::FodeMethod::abm));
+    EXPECT_EQ(what.rfind(
+                  "fode: method abm did not solve its corrector equation: the defect of y1 is ", 0),
+              0u)
+        << order << " " << steps << ": " << what;
+    EXPECT_NE(what.find("; use method: trapezoidal (implicit) or more steps"), std::string::npos)
+        << what;
+  }
+  // Where its passes do contract, abm is accurate and not stopped, down to the same order.
+  for (const auto& [order, steps, tolerance] :
+       {std::tuple{1e-3, 1000, 1e-4}, std::tuple{1e-2, 100, 1e-3}, std::tuple{0.1, 10, 1e-2}}) {
+    ff::FodeSolver s(MPI_COMM_SELF, problem({order}, steps), rhs, method(ff::FodeMethod::abm));
+    const ff::FodeStats stats = s.solve();
+    const double reference =
+        solve_final(problem({order}, 4000), rhs, method(ff::FodeMethod::trapezoidal))[0];
+    EXPECT_NEAR(s.solution()[0], reference, tolerance) << order << " " << steps;
+    EXPECT_LT(stats.corrector_defect, 0.1) << order << " " << steps;
+    EXPECT_GT(stats.corrector_defect, 0.0);
+  }
 }
 
 TEST(fode_solver_test, AbmFollowsALegitimatelyGrowingSolution) {
