@@ -24,6 +24,7 @@
 #include "fracmfg/frac/weights.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
 #include "la/dense_lu.hpp"
+#include "la/solve_check.hpp"
 
 namespace fracmfg::frac {
 
@@ -680,6 +681,8 @@ std::int64_t FodeSolver::Impl::newton_ksp(std::int64_t step_index, double t) {
               "ksp_type / -" + options.options_prefix + "pc_type)",
           ExitCode::numerical, 0);
     }
+    la::require_solved(ksp.get(), residual.get(), update.get(),
+                       "fode: the Newton step at step " + std::to_string(step_index));
     const PetscScalar* u = nullptr;
     FRACMFG_PETSC_CHECK(VecGetArrayRead(update.get(), &u));
     // ||dy||_inf and ||y||_inf; a non-finite update counts as +inf (MPI_MAX and std::max

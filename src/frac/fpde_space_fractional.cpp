@@ -194,7 +194,7 @@ class SpaceFractionalStepper final : public FpdeStepper {
     if (!nonlinear_) {
       FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp_, rhs_, ctx_.u));
       ctx_.stats.solve_seconds += seconds_since(t0);
-      check_linear_solve(ksp_, m);
+      check_linear_solve(ksp_, rhs_, ctx_.u, m);
       std::swap(f_prev_, f_now_);
       f_prev_step_ = m;
       return;

@@ -6,6 +6,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "la/solve_check.hpp"
 
 namespace fracmfg::frac {
 
@@ -28,7 +29,7 @@ void FpdeStepper::record_linear(PetscInt iterations) {
   ctx_.stats.linear_iterations += iterations;
 }
 
-void FpdeStepper::check_linear_solve(KSP ksp, std::int64_t m) {
+void FpdeStepper::check_linear_solve(KSP ksp, Vec b, Vec x, std::int64_t m) {
   KSPConvergedReason reason;
   FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp, &reason));
   PetscInt its = 0;
@@ -40,6 +41,7 @@ void FpdeStepper::check_linear_solve(KSP ksp, std::int64_t m) {
        << " after " << its << " iterations)";
     solve_failed(os.str());
   }
+  la::require_solved(ksp, b, x, "fpde: step " + std::to_string(m));
 }
 
 void FpdeStepper::solve_failed(const std::string& message) {

@@ -107,7 +107,9 @@ class FpdeStepper {
   void record_linear(PetscInt iterations);
   /// The converged reason of a linear solve at level m: a failure is thrown (agreed: the
   /// reason is the same on every rank).
-  void check_linear_solve(KSP ksp, std::int64_t m);
+  /// After KSPSolve(ksp, b, x) of step m: a failed solve, or one whose KSP did not check its
+  /// result and left a residual too large (la::require_solved), stops the run.
+  void check_linear_solve(KSP ksp, Vec b, Vec x, std::int64_t m);
   /// A KSP's or SNES's converged reason is the same on every rank, so every rank gets here
   /// together: the failure is agreed already and thrown as such.
   [[noreturn]] static void solve_failed(const std::string& message);

@@ -147,7 +147,7 @@ class TimeFractionalStepper final : public FpdeStepper {
         }
       }
       FRACMFG_PETSC_CHECK_SOLVE(KSPSolve(ksp_, rhs_, ctx_.u));
-      check_linear_solve(ksp_, m);
+      check_linear_solve(ksp_, rhs_, ctx_.u, m);
     } else {
       current_level_ = m;
       FRACMFG_PETSC_CHECK_SOLVE(SNESSolve(snes_, nullptr, ctx_.u));

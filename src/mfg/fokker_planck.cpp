@@ -13,6 +13,7 @@
 #include "fracmfg/la/line_pc.hpp"
 #include "fracmfg/la/tridiag_solver.hpp"
 #include "fracmfg/mfg/hjb.hpp"
+#include "la/solve_check.hpp"
 #include "mfg/direct_1d.hpp"
 #include "mfg/fractional_diffusion.hpp"
 #include "mfg/petsc_handles.hpp"
@@ -89,6 +90,7 @@ struct FokkerPlanckFdm::Impl {
               KSPConvergedReasons[reason] + " after " + std::to_string(its) + " iterations)",
           ExitCode::numerical, 0);
     }
+    la::require_solved(k, b, m_next, "Fokker-Planck step");
   }
 
   void init_direct() {
@@ -261,6 +263,14 @@ struct FokkerPlanckFdm::Impl {
   }
 };
 
+namespace {
+bool preonly(KSP k) {
+  KSPType type = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetType(k, &type));
+  return type != nullptr && std::string(type) == KSPPREONLY;
+}
+}  // namespace
+
 FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
     : impl_(std::make_unique<Impl>(model, selector)) {
   Impl& d = *impl_;
@@ -300,6 +310,8 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
     FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
   }
   FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
+  // preonly takes no initial guess (PETSc refuses one): it applies the preconditioner once.
+  if (preonly(k)) FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_FALSE));
   if (model.grid().dim >= 2) d.pc_lag = detail::fp_pc_lag_option(model.comm());
   PetscBool guess = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
@@ -344,7 +356,7 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
     if (lo < 0.0) {
       KSP k = d.ksp.get();
       const PetscBool had_guess = d.nonzero_guess ? PETSC_TRUE : PETSC_FALSE;
-      FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_TRUE));
+      FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, preonly(k) ? PETSC_FALSE : PETSC_TRUE));
       FRACMFG_PETSC_CHECK(
           KSPSetTolerances(k, Impl::kDefaultRtol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
       d.solve(d.rhs.get(), m_next);

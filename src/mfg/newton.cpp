@@ -18,6 +18,7 @@
 #include "fracmfg/mfg/grid.hpp"
 #include "fracmfg/mfg/hamiltonian.hpp"
 #include "fracmfg/mfg/hjb.hpp"
+#include "la/solve_check.hpp"
 #include "mfg/direct_1d.hpp"
 #include "mfg/fractional_diffusion.hpp"
 #include "mfg/solver_options.hpp"
@@ -287,6 +288,7 @@ struct LinearizedGame::Impl {
       numerical(std::string("Newton sweep: the ") + what + " solve failed (" +
                 KSPConvergedReasons[reason] + ")");
     }
+    la::require_solved(k, b_vec.get(), x_vec.get(), std::string("Newton sweep, ") + what);
     ReadArray xx(x_vec.get());
     std::copy(xx.get(), xx.get() + n, x);
   }

@@ -4,7 +4,8 @@
 # them, from the deck (file:line:col: petsc.options), after -- on the command line and in
 # PETSC_OPTIONS, with exit code 2, one line, and nothing written; options that PETSc reads
 # only at start-up are refused in a deck with the advice to give them after --, and work
-# there; -log_view in a deck prints PETSc's summary at the end. All on 2 ranks.
+# there; -log_view in a deck prints PETSc's summary at the end; a Krylov type that does not
+# check its result (preonly) with an inexact preconditioner stops the run. All on 2 ranks.
 set -uo pipefail
 work=$1 fracmfg=$2
 shift 2
@@ -78,6 +79,37 @@ check "-log_view in a deck prints PETSc's summary" grep -q "Performance Summary"
 check "-log_view in a deck: no PETSc error" test "$(grep -c 'PETSC ERROR' logview.log)" -eq 0
 check "only the named outputs were written" test "$(ls out | sort | tr '\n' ' ')" = \
   "logview.h5 plain.h5 "
+rm -rf out
+
+# 5. A Krylov type that does not check its result (preonly) with an inexact preconditioner
+#    stops the run with exit code 4 naming the residual (it returned a wrong field with exit
+#    0); with an exact one it is a solve. fpde on the command line; mfg's Fokker-Planck step
+#    from the deck (preonly also takes no initial guess there).
+fpde=$(dirname "$0")/../../inputs/fpde_subdiffusion_1d-ci.yaml
+"${mpirun[@]}" 2 "$fracmfg" run "$fpde" -- -fpde_ksp_type preonly -fpde_pc_type jacobi >pre.log 2>&1
+status=$?
+cat pre.log
+check "fpde preonly + jacobi: exit code 4 (got $status)" test "$status" -eq 4
+check "fpde preonly + jacobi: one error line naming the residual" test "$(grep -c \
+  'fracmfg: error: fpde: step 1: the linear solve (KSP preonly, PC jacobi) stopped without checking its result and left a relative residual' pre.log)" -eq 1
+check "fpde preonly + jacobi: the advice" grep -qF -- "use -fpde_ksp_type gmres" pre.log
+"${mpirun[@]}" 2 "$fracmfg" run "$fpde" -- -fpde_ksp_type preonly -fpde_pc_type lu >prelu.log 2>&1
+status=$?
+check "fpde preonly + lu: exit 0 (got $status)" test "$status" -eq 0
+{
+  echo 'problem: mfg'
+  echo 'mfg: {domain: {length: [1.0, 1.0], boundary: reflecting}, grid: {points: [12, 12]},'
+  echo '      time: {horizon: 0.5, steps: 4}, diffusion: 0.1, coupling: {type: log},'
+  echo '      initial_density: "1"}'
+  echo 'output: {file: out/fp.h5}'
+  echo 'petsc: {options: "-mfg_fp_ksp_type preonly -mfg_fp_pc_type jacobi"}'
+} >fp.yaml
+"${mpirun[@]}" 2 "$fracmfg" run fp.yaml >fp.log 2>&1
+status=$?
+cat fp.log
+check "mfg preonly + jacobi: exit code 4 (got $status)" test "$status" -eq 4
+check "mfg preonly + jacobi: one line, no PETSc error" test "$(grep -c 'fracmfg: error' fp.log)" -eq 1 -a \
+  "$(grep -c 'Fokker-Planck step: the linear solve (KSP preonly, PC jacobi)' fp.log)" -eq 1
 
 [[ $failures -eq 0 ]] && echo "petsc_options: all passed" && exit 0
 echo "petsc_options: $failures check(s) failed"

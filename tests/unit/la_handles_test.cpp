@@ -1,10 +1,11 @@
 // la::Handle: each owned object is destroyed exactly once, ownership moves with the handle,
 // release/reset/out behave like std::unique_ptr, and real PETSc objects lose exactly one
-// reference.
+// reference. la::require_solved (la/solve_check.hpp): unchecked inexact solves refused.
 #include <gtest/gtest.h>
 #include <petscdmda.h>
 
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
+#include "la/solve_check.hpp"
 
 namespace la = fracmfg::la;
 
@@ -233,6 +235,82 @@ TEST(PetscHandles, DmHandleAdoptsAnExecDmPtr) {
   }
   EXPECT_EQ(reference_count(reinterpret_cast<PetscObject>(raw)), 1);
   FRACMFG_PETSC_CHECK(DMDestroy(&raw));
+}
+
+}  // namespace
+
+// la::require_solved: a KSP that stops without checking its result (preonly, or richardson
+// without a norm) is checked against ||b - A x|| / ||b||; exact preconditioners and
+// Krylov methods that measure their residual are not.
+namespace {
+
+struct SolveCase {
+  const char* ksp;
+  const char* pc;
+  bool refused;
+};
+
+std::string solve_with(const SolveCase& c) {
+  // tridiag(-1, 3, -1): jacobi alone is far from its inverse.
+  const PetscInt n = 20;
+  Mat a = nullptr;
+  MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 3, nullptr, &a);
+  for (PetscInt i = 0; i < n; ++i) {
+    if (i > 0) MatSetValue(a, i, i - 1, -1.0, INSERT_VALUES);
+    MatSetValue(a, i, i, 3.0, INSERT_VALUES);
+    if (i + 1 < n) MatSetValue(a, i, i + 1, -1.0, INSERT_VALUES);
+  }
+  MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
+  const fracmfg::la::MatHandle mat(a);
+  Vec b = nullptr;
+  MatCreateVecs(a, &b, nullptr);
+  const fracmfg::la::VecHandle rhs(b);
+  VecSet(b, 1.0);
+  Vec x = nullptr;
+  VecDuplicate(b, &x);
+  const fracmfg::la::VecHandle sol(x);
+  KSP k = nullptr;
+  KSPCreate(PETSC_COMM_SELF, &k);
+  const fracmfg::la::KspHandle ksp(k);
+  KSPSetOptionsPrefix(k, "t_");
+  KSPSetOperators(k, a, a);
+  KSPSetType(k, c.ksp);
+  if (std::string(c.ksp) == KSPRICHARDSON) {
+    KSPSetNormType(k, KSP_NORM_NONE);
+    KSPSetTolerances(k, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, 3);
+  }
+  PC pc = nullptr;
+  KSPGetPC(k, &pc);
+  PCSetType(pc, c.pc);
+  KSPSolve(k, b, x);
+  try {
+    fracmfg::la::require_solved(k, b, x, "test solve");
+  } catch (const fracmfg::core::CollectiveError& e) {
+    EXPECT_EQ(e.exit_code(), fracmfg::ExitCode::numerical);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RequireSolved, UncheckedInexactSolvesAreRefusedOthersPass) {
+  for (const SolveCase& c :
+       {SolveCase{KSPPREONLY, PCJACOBI, true}, SolveCase{KSPRICHARDSON, PCJACOBI, true},
+        SolveCase{KSPPREONLY, PCILU, false},  // ILU(0) of a tridiagonal: exact
+        SolveCase{KSPPREONLY, PCLU, false}, SolveCase{KSPGMRES, PCJACOBI, false}}) {
+    const std::string what = solve_with(c);
+    if (c.refused) {
+      EXPECT_EQ(
+          what.rfind(std::string("test solve: the linear solve (KSP ") + c.ksp + ", PC " + c.pc +
+                         ") stopped without checking its result and left a relative residual ",
+                     0),
+          0u)
+          << what;
+      EXPECT_NE(what.find("use -t_ksp_type gmres"), std::string::npos) << what;
+    } else {
+      EXPECT_EQ(what, "") << c.ksp << " " << c.pc;
+    }
+  }
 }
 
 }  // namespace
