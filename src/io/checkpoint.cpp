@@ -3,8 +3,10 @@
 #include <petscdmda.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "io/h5_datasets.hpp"
 #include "io/h5_files.hpp"
@@ -172,6 +174,30 @@ void CheckpointWriter::commit() {
 
 // --- reader ------------------------------------------------------------------------------
 
+namespace {
+// A checkpoint holds the state of a run that was going well: a value that is not finite
+// (a run that had diverged, a damaged or edited file) would be resumed and written to the
+// results. Collective on comm: every rank throws the same CollectiveError (exit code io).
+void require_finite(MPI_Comm comm, const double* values, std::size_t n, const std::string& what,
+                    const std::string& path) {
+  int bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(values[i])) {
+      bad = 1;
+      break;
+    }
+  }
+  int any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any != 0) {
+    throw core::CollectiveError("cannot resume from checkpoint '" + path + "': " + what +
+                                    " holds a value that is not finite (NaN or infinite); the "
+                                    "run that wrote it had diverged, or the file is damaged",
+                                ExitCode::io, 0);
+  }
+}
+}  // namespace
+
 struct CheckpointReader::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   std::string path;
@@ -284,6 +310,18 @@ void CheckpointReader::read_field(const std::string& name, DM da, Vec v) const {
   detail::H5ErrorSilencer quiet;
   detail::read_dmda_dataset(impl_->comm, impl_->id(), impl_->item("field", name), da, v,
                             impl_->path);
+  PetscInt n = 0;
+  FRACMFG_PETSC_CHECK(VecGetLocalSize(v, &n));
+  const PetscScalar* values = nullptr;
+  FRACMFG_PETSC_CHECK(VecGetArrayRead(v, &values));
+  try {
+    require_finite(impl_->comm, values, static_cast<std::size_t>(n), "field '" + name + "'",
+                   impl_->path);
+  } catch (...) {
+    VecRestoreArrayRead(v, &values);
+    throw;
+  }
+  FRACMFG_PETSC_CHECK(VecRestoreArrayRead(v, &values));
 }
 
 std::uint64_t CheckpointReader::array_size(const std::string& name) const {
@@ -297,6 +335,7 @@ std::vector<double> CheckpointReader::read_array(const std::string& name, std::u
   std::vector<double> out(static_cast<std::size_t>(count));
   detail::read_block_dataset(impl_->comm, impl_->id(), impl_->item("array", name),
                              H5T_NATIVE_DOUBLE, out.data(), offset, count, impl_->path);
+  require_finite(impl_->comm, out.data(), out.size(), "array '" + name + "'", impl_->path);
   return out;
 }
 

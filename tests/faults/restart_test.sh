@@ -125,6 +125,17 @@ case_wrong_checkpoint() {
   expect grid.log $? 5 "mfg: cannot restart from 'results/crowd.chk.h5': its grid is"
   one_line_error grid.log
   grep -q "mfg iteration" grid.log && fail "the run iterated before the error"
+  # A checkpoint holding a NaN (a damaged or edited file) is refused, not resumed into the
+  # results.
+  cp results/crowd.chk.h5 nan.chk.h5
+  "$python" -c "import h5py; f = h5py.File('nan.chk.h5', 'r+'); d = f['fields/m/000003']; v = d[...]; v[7] = float('nan'); d[...] = v" ||
+    fail "cannot edit the checkpoint"
+  rm -f results/crowd.h5
+  FRACMFG_RESTART=nan.chk.h5 "${mpiexec[@]}" -n 2 "$fracmfg" run "$work/crowd.yaml" >nan.log 2>&1
+  expect nan.log $? 5 "cannot resume from checkpoint 'nan.chk.h5': field 'm/000003' holds a value that is not finite"
+  one_line_error nan.log
+  grep -q "mfg iteration" nan.log && fail "the run iterated from a NaN checkpoint"
+  [[ ! -e results/crowd.h5 ]] || fail "results were written from a NaN checkpoint"
   true
 }
 
