@@ -8,6 +8,7 @@
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
 #include "fracmfg/exec/dmda_migration.hpp"
+#include "la/dmda_setup.hpp"
 
 namespace fracmfg::frac {
 
@@ -64,7 +65,7 @@ FpdeGrid::FpdeGrid(MPI_Comm comm, const io::FpdeConfig::Domain& domain,
     FRACMFG_PETSC_CHECK(DMDACreate2d(comm, bt, bt, DMDA_STENCIL_STAR, n_[0], n_[1], PETSC_DECIDE,
                                      PETSC_DECIDE, 1, 1, nullptr, nullptr, dm_.out()));
   }
-  FRACMFG_PETSC_CHECK(DMSetUp(dm_));
+  la::set_up_dmda(dm_, std::vector<PetscInt>(n_.begin(), n_.begin() + dim_), "fpde");
   set_points();
 }
 

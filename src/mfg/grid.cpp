@@ -5,6 +5,7 @@
 
 #include "fracmfg/core/error.hpp"
 #include "fracmfg/core/petsc_check.hpp"
+#include "la/dmda_setup.hpp"
 
 namespace fracmfg::mfg {
 
@@ -76,7 +77,8 @@ exec::DmPtr create_dmda(MPI_Comm comm, const Grid& grid, const std::vector<Petsc
   exec::DmPtr owned(da);
   FRACMFG_PETSC_CHECK(DMSetOptionsPrefix(da, "mfg_"));
   FRACMFG_PETSC_CHECK(DMSetFromOptions(da));
-  FRACMFG_PETSC_CHECK(DMSetUp(da));
+  la::set_up_dmda(da, std::vector<PetscInt>(grid.points.begin(), grid.points.begin() + grid.dim),
+                  "mfg");
   return owned;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,7 +90,11 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
   io::check_restart_keeps_outputs(comm, restart, output);
   // 2. Build. From here on a stop signal ends the run after the current iteration, with a
   //    checkpoint, instead of killing it.
-  Solver solver(comm, problem_from_config(config), selector, log);
+  // Built in core::collective: an error every rank sees (a grid too small for the ranks) is
+  // reported once.
+  std::optional<Solver> built;
+  core::collective(comm, [&] { built.emplace(comm, problem_from_config(config), selector, log); });
+  Solver& solver = *built;
   const io::ExecutionConfig::Balance& balance = deck.execution().balance;
   core::BalanceOptions bo;
   bo.enabled = balance.grid;
