@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fracmfg/core/error.hpp"
+#include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/exec/rebalancer.hpp"
 #include "fracmfg/la/petsc_handles.hpp"
 #include "la/solve_check.hpp"
