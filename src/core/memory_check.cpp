@@ -80,6 +80,19 @@ std::uint64_t rlimit_room(int resource, std::uint64_t used) {
 
 }  // namespace
 
+std::uint64_t per_rank(MPI_Comm comm, std::uint64_t total) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const auto r = static_cast<std::uint64_t>(ranks > 0 ? ranks : 1);
+  return (total + r - 1) / r;
+}
+
+std::uint64_t grid_points(const std::vector<int>& extents) {
+  std::uint64_t points = 1;
+  for (const int n : extents) points *= static_cast<std::uint64_t>(n > 1 ? n : 1);
+  return points;
+}
+
 MemoryLimits memory_limits() {
   MemoryLimits m;
   m.node_available = proc_kib("/proc/meminfo", "MemAvailable");

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fracmfg::core {
 
@@ -24,6 +25,12 @@ struct MemoryLimits {
   std::uint64_t address_space = 0;   ///< RLIMIT_AS less the process's size (VmSize)
   std::uint64_t data = 0;            ///< RLIMIT_DATA less the process's data (VmData)
 };
+
+/// A rank's share of `total` items spread evenly over the ranks of comm (rounded up).
+std::uint64_t per_rank(MPI_Comm comm, std::uint64_t total);
+
+/// The product of a grid's extents (each at least 1).
+std::uint64_t grid_points(const std::vector<int>& extents);
 
 /// The limits seen by this process now. Not collective.
 MemoryLimits memory_limits();

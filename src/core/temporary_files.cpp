@@ -8,7 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <signal.h>
+#include <string>
 #include <system_error>
 #include <unistd.h>
 
@@ -138,6 +140,11 @@ std::string temporary_name(const std::string& path) {
 int remove_stale_temporaries(const std::string& path) noexcept {
   namespace fs = std::filesystem;
   try {
+    // Once per path and process: a checkpoint rewritten every few iterations would list its
+    // directory each time (costly on parallel file systems), and what a dead run left is
+    // gone after the first pass.
+    static std::set<std::string> cleaned;
+    if (!cleaned.insert(path).second) return 0;
     const fs::path target(path);
     fs::path dir = target.parent_path();
     if (dir.empty()) dir = ".";

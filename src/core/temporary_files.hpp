@@ -49,7 +49,8 @@ std::string temporary_name(const std::string& path);
 inline constexpr std::size_t kMaxTemporaryName = 160;
 
 /// Unlinks the temporary files that temporary_name gave for `path` to processes of this
-/// host that no longer run; returns how many. Not collective (rank 0 calls it).
+/// host that no longer run; returns how many. Looks once per path and process (later calls
+/// return 0). Not collective (rank 0 calls it).
 int remove_stale_temporaries(const std::string& path) noexcept;
 
 }  // namespace fracmfg::detail

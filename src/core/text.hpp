@@ -28,4 +28,12 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 /// "812 B", "1.5 kB", "12.3 MB", "4.0 GB" (decimal units, one decimal).
 std::string format_bytes(std::uint64_t bytes);
 
+/// A grid's extents as "400 x 300" ("" for none).
+template <class Int>
+std::string format_extents(const std::vector<Int>& extents) {
+  std::string out;
+  for (const Int n : extents) out += (out.empty() ? "" : " x ") + std::to_string(n);
+  return out;
+}
+
 }  // namespace fracmfg::detail

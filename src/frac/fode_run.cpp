@@ -45,9 +45,6 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
   // for each distinct order, the history's weights and start corrections at every step
   // (every rank holds them all).
   {
-    int ranks = 1;
-    MPI_Comm_size(comm, &ranks);
-    const auto r = static_cast<std::uint64_t>(std::max(ranks, 1));
     const auto components =
         static_cast<std::uint64_t>(std::max<std::size_t>(config.dimension(), 1));
     std::vector<double> orders = config.multi_term() ? config.terms.order : config.order;
@@ -55,7 +52,8 @@ FodeRunSummary run_fode_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector
     orders.erase(std::unique(orders.begin(), orders.end()), orders.end());
     const auto groups = static_cast<std::uint64_t>(std::max<std::size_t>(orders.size(), 1));
     const auto steps = static_cast<std::uint64_t>(std::max(config.steps, 1)) + 1;
-    core::check_memory(comm, steps * ((components + r - 1) / r + 3 * groups) * sizeof(double),
+    core::check_memory(comm,
+                       steps * (core::per_rank(comm, components) + 3 * groups) * sizeof(double),
                        "the fode solve (" + std::to_string(components) + " component(s), " +
                            std::to_string(config.steps) + " steps)");
   }

@@ -808,15 +808,16 @@ void FodeSolver::Impl::step(std::int64_t n) {
         if (it > 0) eval(t, y.data(), f.data());
         for (std::size_t k = 0; k < nloc; ++k) y[k] = taylor[k] + hc[k] + c0[k] * f[k];
       }
-      std::copy(f.begin(), f.end(), fused.begin());
-      eval(t, y.data(), f.data());
       // The corrector's equation y = taylor + hc + c0 f(t, y) at the result: its defect,
       // c0 (f(y) - f(used)), is free here (f(y) is needed for the history anyway). Over the
       // second half of the steps (the first ones carry the solution's start at t = 0).
-      if (2 * n > steps) {
+      const bool measure = 2 * n > steps;
+      if (measure) std::copy(f.begin(), f.end(), fused.begin());
+      eval(t, y.data(), f.data());
+      if (measure) {
         for (std::size_t k = 0; k < nloc; ++k) {
-          const double magnitude =
-              std::max({std::fabs(y[k]), std::fabs(y0[k]), growth_limit[k] / kGrowthFactor});
+          // growth_limit / kGrowthFactor is max(|y_k(0)|, a floor): the component's size.
+          const double magnitude = std::max(std::fabs(y[k]), growth_limit[k] / kGrowthFactor);
           const double defect = std::fabs(c0[k] * (f[k] - fused[k])) / magnitude;
           if (!(defect <= stats.corrector_defect)) stats.corrector_defect = defect;
           if (!(defect <= kCorrectorDefectLimit) && corrector_failure < 0) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/memory_check.hpp"
+#include "core/text.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/core/petsc_check.hpp"
@@ -62,22 +63,15 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   //    And the memory the solve holds: a lower bound of one rank's arrays (the solution,
   //    its update and right-hand side; the direct L1 history keeps every time level).
   {
-    int ranks = 1;
-    MPI_Comm_size(comm, &ranks);
-    std::uint64_t points = 1;
-    for (int n : config.grid.points) points *= static_cast<std::uint64_t>(std::max(n, 1));
-    const std::uint64_t local = (points + static_cast<std::uint64_t>(ranks) - 1) /
-                                static_cast<std::uint64_t>(std::max(ranks, 1));
+    const std::uint64_t local = core::per_rank(comm, core::grid_points(config.grid.points));
     std::uint64_t levels = 3;
     if (config.type == io::FpdeConfig::Type::time_fractional &&
         config.history.method == io::FpdeConfig::History::Method::direct) {
       levels += static_cast<std::uint64_t>(std::max(config.time.steps, 1)) + 1;
     }
-    std::string grid;
-    for (int n : config.grid.points) grid += (grid.empty() ? "" : " x ") + std::to_string(n);
-    core::check_memory(
-        comm, levels * local * sizeof(double),
-        "the fpde solve (grid " + grid + ", " + std::to_string(config.time.steps) + " steps)");
+    core::check_memory(comm, levels * local * sizeof(double),
+                       "the fpde solve (grid " + detail::format_extents(config.grid.points) + ", " +
+                           std::to_string(config.time.steps) + " steps)");
   }
 
   // 2. The solver, and the state of a previous run.

@@ -49,10 +49,8 @@ void FpdeStepper::solve_failed(const std::string& message) {
 }
 
 void FpdeStepper::set_initial_guess(KSP ksp) {
-  KSPType type = nullptr;
-  FRACMFG_PETSC_CHECK(KSPGetType(ksp, &type));
-  const bool preonly = type != nullptr && std::string(type) == KSPPREONLY;
-  FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(ksp, preonly ? PETSC_FALSE : PETSC_TRUE));
+  FRACMFG_PETSC_CHECK(
+      KSPSetInitialGuessNonzero(ksp, la::is_preonly(ksp) ? PETSC_FALSE : PETSC_TRUE));
 }
 
 }  // namespace fracmfg::frac

@@ -10,10 +10,10 @@
 
 namespace fracmfg::la {
 
-/// DMSetUp(da) for a grid of `points` per direction; throws core::CollectiveError (exit code
-/// 2, the same on every rank) naming
-/// `what`, the grid, the ranks and what to change when PETSc cannot give every rank a point
-/// along each direction, else whatever FRACMFG_PETSC_CHECK throws. Collective on da.
+/// DMSetUp(da) for a grid of `points` per direction. When PETSc cannot give every rank a
+/// point along each direction, throws core::CollectiveError (exit code 2, the same on every
+/// rank) naming `what`, the grid, the ranks and what to change; else whatever
+/// FRACMFG_PETSC_CHECK throws. Collective on da.
 void set_up_dmda(DM da, const std::vector<PetscInt>& points, const std::string& what);
 
 }  // namespace fracmfg::la

@@ -27,6 +27,12 @@ bool exact_pc(const char* type) {
 
 }  // namespace
 
+bool is_preonly(KSP ksp) {
+  KSPType type = nullptr;
+  FRACMFG_PETSC_CHECK(KSPGetType(ksp, &type));
+  return type != nullptr && std::string(type) == KSPPREONLY;
+}
+
 double unchecked_relative_residual(KSP ksp, Vec b, Vec x) {
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
   FRACMFG_PETSC_CHECK(KSPGetConvergedReason(ksp, &reason));

@@ -16,6 +16,9 @@
 
 namespace fracmfg::la {
 
+/// True when the KSP's type is preonly (which takes no initial guess).
+bool is_preonly(KSP ksp);
+
 /// The relative residual ||b - A x|| / ||b|| of the solve KSPSolve(ksp, b, x) just did when
 /// the KSP did not check it (see above); a negative value when it did, or when the
 /// preconditioner is an exact solver. Collective on the KSP.

@@ -263,14 +263,6 @@ struct FokkerPlanckFdm::Impl {
   }
 };
 
-namespace {
-bool preonly(KSP k) {
-  KSPType type = nullptr;
-  FRACMFG_PETSC_CHECK(KSPGetType(k, &type));
-  return type != nullptr && std::string(type) == KSPPREONLY;
-}
-}  // namespace
-
 FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
     : impl_(std::make_unique<Impl>(model, selector)) {
   Impl& d = *impl_;
@@ -311,7 +303,7 @@ FokkerPlanckFdm::FokkerPlanckFdm(const Model& model, exec::Selector* selector)
   }
   FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
   // preonly takes no initial guess (PETSc refuses one): it applies the preconditioner once.
-  if (preonly(k)) FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_FALSE));
+  if (la::is_preonly(k)) FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, PETSC_FALSE));
   if (model.grid().dim >= 2) d.pc_lag = detail::fp_pc_lag_option(model.comm());
   PetscBool guess = PETSC_FALSE;
   FRACMFG_PETSC_CHECK(KSPGetInitialGuessNonzero(k, &guess));
@@ -356,7 +348,8 @@ void FokkerPlanckFdm::step(Vec u, Vec m, const double* source, Vec m_next, Vec g
     if (lo < 0.0) {
       KSP k = d.ksp.get();
       const PetscBool had_guess = d.nonzero_guess ? PETSC_TRUE : PETSC_FALSE;
-      FRACMFG_PETSC_CHECK(KSPSetInitialGuessNonzero(k, preonly(k) ? PETSC_FALSE : PETSC_TRUE));
+      FRACMFG_PETSC_CHECK(
+          KSPSetInitialGuessNonzero(k, la::is_preonly(k) ? PETSC_FALSE : PETSC_TRUE));
       FRACMFG_PETSC_CHECK(
           KSPSetTolerances(k, Impl::kDefaultRtol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
       d.solve(d.rhs.get(), m_next);

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/memory_check.hpp"
+#include "core/text.hpp"
 #include "fracmfg/core/guarded_main.hpp"
 #include "fracmfg/core/interrupt.hpp"
 #include "fracmfg/io/h5_writer.hpp"
@@ -34,12 +34,7 @@ void shared_write_errors(Fn&& fn) {
 // result (u and m at every time level), Anderson's history of such states, and the
 // particles' positions. Matrices, factorisations and Krylov spaces come on top.
 std::uint64_t solve_bytes(const io::MfgConfig& config, MPI_Comm comm) {
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  const auto r = static_cast<std::uint64_t>(std::max(ranks, 1));
-  std::uint64_t points = 1;
-  for (int n : config.grid.points) points *= static_cast<std::uint64_t>(std::max(n, 1));
-  const std::uint64_t local = (points + r - 1) / r;
+  const std::uint64_t local = core::per_rank(comm, core::grid_points(config.grid.points));
   const auto levels = static_cast<std::uint64_t>(std::max(config.time.steps, 1)) + 1;
   const std::uint64_t state = 2 * levels * local * sizeof(double);
   const auto depth = static_cast<std::uint64_t>(std::max(config.iteration.anderson, 0));
@@ -47,15 +42,14 @@ std::uint64_t solve_bytes(const io::MfgConfig& config, MPI_Comm comm) {
   if (config.fokker_planck.method == io::MfgConfig::FokkerPlanck::Method::particles) {
     const auto particles =
         static_cast<std::uint64_t>(std::max<std::int64_t>(config.fokker_planck.particles, 0));
-    bytes += (particles + r - 1) / r * config.grid.points.size() * sizeof(double);
+    bytes += core::per_rank(comm, particles) * config.grid.points.size() * sizeof(double);
   }
   return bytes;
 }
 
 std::string describe(const io::MfgConfig& config) {
-  std::string grid;
-  for (int n : config.grid.points) grid += (grid.empty() ? "" : " x ") + std::to_string(n);
-  return "the mfg solve (grid " + grid + ", " + std::to_string(config.time.steps) + " steps)";
+  return "the mfg solve (grid " + detail::format_extents(config.grid.points) + ", " +
+         std::to_string(config.time.steps) + " steps)";
 }
 
 }  // namespace
@@ -90,11 +84,7 @@ MfgRunSummary run_mfg_deck(MPI_Comm comm, const io::Deck& deck, exec::Selector* 
   io::check_restart_keeps_outputs(comm, restart, output);
   // 2. Build. From here on a stop signal ends the run after the current iteration, with a
   //    checkpoint, instead of killing it.
-  // Built in core::collective: an error every rank sees (a grid too small for the ranks) is
-  // reported once.
-  std::optional<Solver> built;
-  core::collective(comm, [&] { built.emplace(comm, problem_from_config(config), selector, log); });
-  Solver& solver = *built;
+  Solver solver(comm, problem_from_config(config), selector, log);
   const io::ExecutionConfig::Balance& balance = deck.execution().balance;
   core::BalanceOptions bo;
   bo.enabled = balance.grid;

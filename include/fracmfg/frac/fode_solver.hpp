@@ -190,7 +190,8 @@ struct FodeStats {
   double seconds = 0.0;                   ///< wall time of solve()
   double history_seconds = 0.0;           ///< of which in the history sums
   /// abm: the largest defect of the corrector's equation at a step's result, relative to
-  /// the component's size (max over steps and components of this rank; see "Failure").
+  /// the component's size (max over the second half of the steps, all components and
+  /// ranks; see "Failure").
   double corrector_defect = 0.0;
 };
 
