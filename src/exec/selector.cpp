@@ -212,18 +212,39 @@ Selector::Selector(Hardware hardware, SelectorConfig config, core::Logger log)
     throw NotCompiled("the cuda backend (requested as execution backend)",
                       available_backends(false));
   }
+  bool activation_failed = false;
   if (!slot_.on_cpu() && hardware_.probed && config_.activate_device) {
     try {
       activate_device(slot_);  // the one cudaSetDevice of this rank (and its context)
       activated_ = true;
     } catch (const Error& e) {
       log_.warn("rank stays on the cpu backend: ", e.what());
+      activation_failed = true;
       slot_ = DeviceSlot{};
       device_name_ = "cpu";
       model_ = PerfModel(hardware_.host_name, device_name_, model_options(config_), log_);
     }
   }
   cuda_usable_ = !slot_.on_cpu();
+  // A requested device that this rank cannot use: its work runs on the host, as the
+  // backend's fallback promises, but not without a word.
+  if (config_.backend == BackendChoice::cuda && !config_.gpu_disabled && !cuda_usable_) {
+    std::string why;
+    if (hardware_.gpus.empty()) {
+      why = "no CUDA device is visible";
+      if (!hardware_.cuda_status.empty() && hardware_.cuda_status != "ok") {
+        why += " (" + hardware_.cuda_status + ")";
+      }
+    } else if (activation_failed) {
+      why = "its device could not be made current (see above)";
+    } else {
+      why = "the node's " + std::to_string(hardware_.gpus.size()) + " device(s) take at most " +
+            std::to_string(config_.max_ranks_per_gpu) + " rank(s) each (max_ranks_per_gpu) and " +
+            "this node runs " + std::to_string(hardware_.node_size);
+    }
+    log_.warn("backend cuda was requested, but rank ", hardware_.node_rank, " of node ",
+              hardware_.host_name, " runs on the cpu: ", why);
+  }
   const double threads = std::max(1, hardware_.kokkos_host_concurrency);
   host_bandwidth_ =
       std::min(config_.prior.host_bandwidth_per_thread * threads, config_.prior.host_bandwidth_max);

@@ -288,11 +288,37 @@ TEST(exec_selector, NoDeviceMeansHost) {
     EXPECT_EQ(first.device().sharing, 2);
   }
   {
-    // Backend cuda where the rank has no device: host, not an error.
+    // Backend cuda where the rank has no device: host, not an error, but with a warning
+    // that says why.
+    const CapturedLog log;
     fe::SelectorConfig c = test_config();
     c.backend = fe::BackendChoice::cuda;
-    fe::Selector sel(cpu_node(true), c);
+    fe::Selector sel(cpu_node(true), c, log.log());
     EXPECT_EQ(sel.place(workload(sel.kernel("k"), 1e9)).backend, fe::Backend::cpu);
+    EXPECT_EQ(count_of(log.text(),
+                       "backend cuda was requested, but rank 0 of node cpu-node "
+                       "runs on the cpu: no CUDA device is visible"),
+              1)
+        << log.text();
+  }
+  {
+    // ... or beyond the ranks its node's devices take.
+    const CapturedLog log;
+    fe::SelectorConfig c = test_config();
+    c.backend = fe::BackendChoice::cuda;
+    c.max_ranks_per_gpu = 1;
+    fe::Selector sel(gpu_node(39.5, true, 1, 2), c, log.log());
+    EXPECT_TRUE(sel.device().on_cpu());
+    EXPECT_NE(log.text().find("runs on the cpu: the node's 1 device(s) take at most 1 rank(s) "
+                              "each (max_ranks_per_gpu) and this node runs 2"),
+              std::string::npos)
+        << log.text();
+  }
+  {
+    // Automatic choice: no device is no news.
+    const CapturedLog log;
+    fe::Selector sel(cpu_node(true), test_config(), log.log());
+    EXPECT_EQ(log.text().find("runs on the cpu"), std::string::npos) << log.text();
   }
 }
 
