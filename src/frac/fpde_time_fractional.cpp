@@ -292,7 +292,11 @@ class TimeFractionalStepper final : public FpdeStepper {
     const std::string p = ptype ? ptype : "";
     const bool exact =
         p == la::tridiag_pc_type || p == PCLU || p == PCCHOLESKY || p == PCREDUNDANT || p == PCSVD;
-    if (!exact) FRACMFG_PETSC_CHECK(KSPSetType(k, KSPCG));
+    if (exact) return;
+    FRACMFG_PETSC_CHECK(KSPSetType(k, KSPCG));
+    // PETSc reads no tolerance or monitor options for a PREONLY KSP: read them again for
+    // CG, or the user's -<prefix>ksp_rtol and -<prefix>ksp_max_it would be dropped.
+    FRACMFG_PETSC_CHECK(KSPSetFromOptions(k));
   }
 
   void configure_ksp(KSP k) const {
