@@ -141,8 +141,8 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
     out->set_attribute_int64("/", "soe_terms",
                              hist->soe() ? static_cast<std::int64_t>(hist->soe()->size()) : 0);
   }
+  const int every = std::max(1, output.every);
   {
-    const int every = std::max(1, output.every);
     const std::int64_t left = solver->steps() - solver->step();
     out->define_field("u", {solver->grid().geometry(), {"u"}, left / every + 2});
   }
@@ -150,7 +150,12 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
     out->write_field("u", s.dm(), s.solution(), s.step(), s.time());
     ++summary.outputs;
   };
-  write(*solver);
+  // The first field: the file's first level, or a level of the output schedule. A stopped
+  // run's last level, off the schedule, is not carried into the file that continues it
+  // (which then ends with the uninterrupted run's levels).
+  if (out->field_levels("u") == 0 || solver->step() % every == 0 || solver->done()) {
+    write(*solver);
+  }
 
   // 4. The time loop (FpdeSolver::solve: progress lines, checkpoints, stop requests). While
   //    it runs, SIGUSR1/SIGTERM/SIGINT ask for a checkpoint and a clean stop instead of
@@ -158,7 +163,6 @@ FpdeRunSummary run_checked_deck(MPI_Comm comm, const io::Deck& deck, const core:
   core::InterruptGuard interrupts;
   const std::int64_t last =
       options.stop_at >= 0 ? std::min(options.stop_at, solver->steps()) : solver->steps();
-  const int every = std::max(1, output.every);
   const bool checkpoints_on = output.checkpoint_every > 0 || options.stop_at >= 0;
   const core::CheckpointOptions ck{checkpoints_on ? output.checkpoint_file : std::string(),
                                    output.checkpoint_every};

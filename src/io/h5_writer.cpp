@@ -494,6 +494,11 @@ bool H5Writer::continued() const {
   return impl_->file.continued();
 }
 
+std::int64_t H5Writer::field_levels(const std::string& name) const {
+  const auto it = impl_->fields.find(name);
+  return it == impl_->fields.end() ? 0 : static_cast<std::int64_t>(it->second.steps.size());
+}
+
 void H5Writer::define_field(const std::string& name, const FieldInfo& info) {
   impl_->file.require_open("define field '" + name + "'");
   check_field_name(name, path());

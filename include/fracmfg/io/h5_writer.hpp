@@ -167,6 +167,9 @@ class H5Writer {
   /// True when the writer continues an existing file (continue_existing and the file was
   /// there).
   bool continued() const;
+  /// The levels of field `name` this writer holds: kept from a continued file and written
+  /// since (0 for a field it does not have). The same on every rank; not collective.
+  std::int64_t field_levels(const std::string& name) const;
 
   // --- time series --------------------------------------------------------------------
   /// Sets the geometry and component names of field `name` (before its first write; a
