@@ -323,6 +323,9 @@ const double* Model::hjb_source(int n) const {
 const double* Model::fp_source(int n) const {
   return impl_->level(impl_->fp, n);
 }
+bool Model::has_fp_source() const {
+  return !impl_->fp.zero;
+}
 const double* Model::potential_values(int n) const {
   if (impl_->potential_levels.zero) return impl_->potential0.data();  // not time dependent
   return impl_->level(impl_->potential_levels, n);

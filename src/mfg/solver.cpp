@@ -114,6 +114,12 @@ void Solver::Impl::check_density(Vec m, int iteration, int level) {
               " (t = " + fmt(model->time(level)) + ")");
   }
   if (lo >= 0.0) return;
+  // m >= 0 is the scheme's promise for the Fokker-Planck equation without a source (its
+  // matrices are transposes of M-matrices, also with Levy diffusion): below round-off it is
+  // a failure. A source f_m makes no such promise (an iterate's u need not match the
+  // source, which may then push m below 0 where the game's solution is positive), and
+  // every use of m (couplings, congestion) reads max(m, 0): such an iterate is kept as is.
+  if (model->has_fp_source()) return;
   if (lo < -kNegativeTolerance * std::max(hi, 0.0)) {
     numerical("mfg iteration " + std::to_string(iteration) + ": negative density m = " + fmt(lo) +
               " at time level " + std::to_string(level) + " (t = " + fmt(model->time(level)) +

@@ -10,7 +10,8 @@
 // fractional centred difference (order 2 in h): refining dt and h together (dt proportional
 // to h) the max-norm errors of u and m must fall like h, observed order 1 within 0.15.
 //
-// 1D: u = a(t) cos(2 pi x), m = 1 + b(t) sin(2 pi x), c = 1 + 0.25 cos(2 pi x), F = log m;
+// 1D: u = a(t) cos(2 pi x), m = 1 + b(t) sin(2 pi x), c = 1 + 0.25 cos(2 pi x), F = log m
+// (or m^q);
 // 2D (c = 1): u = a(t) (cos(2 pi x) + 0.5 cos(2 pi y)), m = 1 + b(t) sin(2 pi x) cos(2 pi y);
 // a = 0.2 (1 + t), b = 0.5 exp(-t).
 #include <gtest/gtest.h>
@@ -32,7 +33,7 @@ namespace mfg = fracmfg::mfg;
 namespace detail = fracmfg::mfg::detail;
 
 constexpr double kHorizon = 0.5;
-constexpr double kA = 0.2, kB = 0.5;
+constexpr double kA = 0.2, kB = 0.5;  // kB: b(0) of the 2D game
 
 std::string p(const std::string& s) {
   return "(" + s + ")";
@@ -43,9 +44,12 @@ struct Manufactured {
   std::function<double(double, double, double)> u, m;  // (t, x, y)
 };
 
-// order s (text), nu (text); the diffusion terms' factor is nu (2 pi)^(s - 2).
-Manufactured one_d(const std::string& s, const std::string& nu, int points) {
-  const std::string a = "(0.2*(1+t))", da = "0.2", b = "(0.5*exp(-t))", db = "(-0.5*exp(-t))";
+// order s (text), nu (text); the diffusion terms' factor is nu (2 pi)^(s - 2). amplitude:
+// b(0) (text); power: F = m^power instead of log m (text, "" for log).
+Manufactured one_d(const std::string& s, const std::string& nu, int points,
+                   const std::string& amplitude = "0.5", const std::string& power = "") {
+  const std::string a = "(0.2*(1+t))", da = "0.2", b = "(" + amplitude + "*exp(-t))",
+                    db = "(-" + amplitude + "*exp(-t))";
   const std::string cx = "cos((2*pi)*x)", sx = "sin((2*pi)*x)";
   const std::string c = "(1+0.25*" + cx + ")", dc = "(0.25*(-(2*pi)*" + sx + "))";
   const std::string nu_eff = p(nu + "*(2*pi)^(" + s + "-2)");
@@ -53,8 +57,9 @@ Manufactured one_d(const std::string& s, const std::string& nu, int points) {
                     u_xx = a + "*(-(2*pi)^2*" + cx + ")";
   const std::string m = "(1+" + b + "*" + sx + ")", m_t = db + "*" + sx,
                     m_x = b + "*((2*pi)*" + cx + ")", m_xx = b + "*(-(2*pi)^2*" + sx + ")";
+  const std::string coupling = power.empty() ? "log" + p(m) : p(m) + "^" + power;
   const std::string fu =
-      "-" + p(u_t) + "-" + nu_eff + "*" + p(u_xx) + "+" + p(u_x) + "^2/(2*" + c + ")-log" + p(m);
+      "-" + p(u_t) + "-" + nu_eff + "*" + p(u_xx) + "+" + p(u_x) + "^2/(2*" + c + ")-" + coupling;
   const std::string fm = p(m_t) + "-" + nu_eff + "*" + p(m_xx) + "-(" + p(m_x) + "*" + p(u_x) +
                          "+" + m + "*" + p(u_xx) + ")/" + c + "+" + m + "*" + p(u_x) + "*" + dc +
                          "/" + c + "^2";
@@ -64,12 +69,15 @@ Manufactured one_d(const std::string& s, const std::string& nu, int points) {
       "problem: mfg\nmfg:\n  domain: {length: [1.0], boundary: periodic}\n  grid: {points: [" + n +
       "]}\n  time: {horizon: " + std::to_string(kHorizon) + ", steps: " + n +
       "}\n  diffusion_order: " + s + "\n  diffusion: " + nu + "\n  hamiltonian: {control_cost: \"" +
-      c + "\"}\n  coupling: {type: log}\n  initial_density: \"1+0.5*" + sx +
-      "\"\n  terminal_cost: \"" + std::to_string(kA * (1 + kHorizon)) + "*" + cx +
-      "\"\n  sources: {hjb: \"" + fu + "\", fp: \"" + fm +
+      c + "\"}\n  coupling: " +
+      (power.empty() ? std::string("{type: log}") : "{type: power, exponent: " + power + "}") +
+      "\n  initial_density: \"1+" + amplitude + "*" + sx + "\"\n  terminal_cost: \"" +
+      std::to_string(kA * (1 + kHorizon)) + "*" + cx + "\"\n  sources: {hjb: \"" + fu +
+      "\", fp: \"" + fm +
       "\"}\n  iteration: {damping: 0.7, anderson: 3, tolerance: 1.0e-11, max_iterations: 300}\n";
   r.u = [](double t, double x, double) { return kA * (1 + t) * std::cos(2 * M_PI * x); };
-  r.m = [](double t, double x, double) { return 1 + kB * std::exp(-t) * std::sin(2 * M_PI * x); };
+  const double b0 = std::stod(amplitude);
+  r.m = [b0](double t, double x, double) { return 1 + b0 * std::exp(-t) * std::sin(2 * M_PI * x); };
   return r;
 }
 
@@ -161,6 +169,13 @@ TEST(MfgFractionalManufactured, OneDimensionalConvergesAtFirstOrder) {
     std::printf(" s = %s\n", s);
     expect_first_order({40, 80, 160}, [s](int n) { return one_d(s, "0.25", n); });
   }
+}
+
+// m(0) = 1 + sin(2 pi x) touches 0, F = m^1.5, s = 1.2: the sources push early iterates
+// below 0 (by about 1 % of max m) although the solution is positive; that is no failure of
+// a sourced game, which converges at its order.
+TEST(MfgFractionalManufactured, SourcedGameWhoseIteratesDipBelowZeroConverges) {
+  expect_first_order({40, 80, 160}, [](int n) { return one_d("1.2", "0.25", n, "1.0", "1.5"); });
 }
 
 TEST(MfgFractionalManufactured, TwoDimensionalConvergesAtFirstOrder) {

@@ -80,6 +80,8 @@ class Model {
   const double* hjb_source(int n) const;
   /// f_m(t_n, .) at the owned points; nullptr when the source is zero.
   const double* fp_source(int n) const;
+  /// The Fokker-Planck equation has a source f_m (not zero). The same on every rank.
+  bool has_fp_source() const;
 
   /// V(t_n) at the owned points (V(0) when the potential does not depend on t).
   const double* potential_values(int n) const;
