@@ -354,8 +354,9 @@ def krylov_exponent(blocks):
 
 
 # Reduced system of the distributed tridiagonal solve: 2 rows per rank, solved redundantly on
-# every rank; factor and solve are each a Thomas sweep pair, about 5 ns per row and sweep
-# (15 cycles per row, docs/performance.md, "Where the time goes").
+# every rank; factor and solve are each a Thomas sweep pair, REDUCED_ROW_SECONDS per row and
+# sweep: the per-row cost of the 1D game's tridiagonal solves (docs/performance.md, "Where the
+# time goes").
 REDUCED_ROW_SECONDS = 5e-9
 
 

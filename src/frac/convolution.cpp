@@ -18,9 +18,9 @@ namespace {
 
 // Cost model of `automatic`, in units of one multiply-add of the direct sum: an FFT
 // convolution of padded length L costs about kFftCostPerPoint * L log2 L + kFftFixedCost.
-// Fitted to perf/bench_frac_convolution.cpp (direct ~0.7 ns per term; the FFT apply 0.5 us
-// at L = 128, 5.8 us at L = 2048); the two meet near N = 48 in the causal case. The choice
-// only affects speed, never the validity of the result.
+// Fitted to the direct and FFT timings of perf/bench_frac_convolution.cpp
+// (docs/performance.md, "Host kernels"); with these constants the two meet near N = 48 in the
+// causal case. The choice only affects speed, never the validity of the result.
 constexpr double kFftCostPerPoint = 1.0;
 constexpr double kFftFixedCost = 500.0;
 

@@ -16,13 +16,13 @@ namespace fracmfg::frac::detail {
 namespace {
 
 // Cost model of `automatic` for one square (m signal rows, p output rows, c components), in
-// nanoseconds on one core, fitted to the history kernels on this machine (Release build):
+// nanoseconds on one core, fitted to the timings of the history kernels (Release build):
 // a multiply-add of the direct sum costs about kDirectNs per rule; an FFT square costs
 // (1 + rules) transforms of length L at about kFftNs L log2 L each, kPassNs per element for
-// the passes around them (pad, multiply, extract) and a fixed kCallNs per call. Measured:
-// direct 0.8-1.5 ns per multiply-add; FFT 0.2-2 ns per L log2 L and transform, the higher
-// figures for small L and for large batches. The choice only affects speed, never the
-// result beyond round-off.
+// the passes around them (pad, multiply, extract) and a fixed kCallNs per call. The
+// constants sit inside the timings' range; the FFT's cost per L log2 L varies most, higher
+// for small L and for large batches. The choice only affects speed, never the result beyond
+// round-off.
 constexpr double kDirectNs = 1.0;
 constexpr double kFftNs = 0.5;
 constexpr double kPassNs = 1.5;

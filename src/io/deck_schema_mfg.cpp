@@ -370,8 +370,9 @@ void check_mfg(const Value& root, const std::string& file) {
              "iteration.anderson 0 (Anderson mixing belongs to the fixed point)");
     }
     // The two-grid correction is verified in 1D with the Laplacian only: on the small 2D
-    // and 3D games measured its coarse grid did not resolve the slow modes, and with
-    // fractional diffusion the undamped iteration diverges.
+    // and 3D games measured its coarse grid did not resolve the slow modes
+    // (docs/performance.md, "The two-grid iteration"), and with fractional diffusion the
+    // undamped iteration diverges.
     if (iteration_method.text == "two_grid") {
       const Value& coarse = mfg.at("iteration.coarse_points");
       if (coarse.integer > 0 && coarse.integer < 4) {
@@ -379,9 +380,9 @@ void check_mfg(const Value& root, const std::string& file) {
              "expected 0 (automatic) or an integer in [4, 1000000], got " +
                  std::to_string(coarse.integer));
       }
-      // Measured on a 1D corridor game (200 x 100, alpha 1): with half the points as coarse
-      // grid the coarse GMRES did not converge in 200 iterations and the change of u stayed
-      // at 0.93; with the quadratic Hamiltonian the same game converged in 20 iterations.
+      // On a 1D corridor game with the congestion Hamiltonian even a coarse grid of half the
+      // points left the coarse GMRES unconverged and the change of u did not fall; with the
+      // quadratic Hamiltonian the same game converged.
       if (hamiltonian.text == "congestion") {
         refuse("hamiltonian.type", hamiltonian.text, "a quadratic or power Hamiltonian");
       }

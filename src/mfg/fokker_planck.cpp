@@ -40,9 +40,9 @@ struct FokkerPlanckFdm::Impl {
   std::vector<double> values;
   bool nonzero_guess = false;
   // -mfg_fp_pc_lag: the preconditioner is built at the levels n % pc_lag == 0 (linear_solve()).
-  // On the 2D crowd game of 128^2 x 50 (2 ranks) 4 builds a third fewer ILU(3) factorisations
-  // for 5 % more applications; the medians of the solve fell by 5-10 %, within this machine's
-  // spread of single runs, and lags 16 and 1000 were slower (docs/performance.md).
+  // On the 2D crowd game the option's default 4 builds far fewer ILU(3) factorisations for a
+  // few more applications and a solve no slower than at every level, where longer lags were
+  // slower (docs/performance.md, "The Fokker-Planck preconditioner lag (`-mfg_fp_pc_lag`)").
   int pc_lag = 1;
   // Krylov tolerance: kDefaultRtol unless set_relative_tolerance() loosened it; fixed when
   // the options give -mfg_fp_ksp_rtol.

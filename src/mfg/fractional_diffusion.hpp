@@ -88,8 +88,9 @@ class FractionalDiffusion {
 /// fracmfg_tridiag; 2D: block Jacobi/ILU) and (2) the circulant (sigma I + nu A_s)^-1 by FFT:
 /// P carries the drift, the circulant the smooth part of the fractional diffusion, so the
 /// Krylov counts stay bounded in the drift-dominated and in the diffusion-dominated regime
-/// (docs/performance.md). Call after setting the KSP's options prefix and before
-/// *SetFromOptions (so -<prefix>pc_type etc. override it) and after bind().
+/// (docs/performance.md, "Fractional (Levy) diffusion in a mean field game"). Call after
+/// setting the KSP's options prefix and before *SetFromOptions (so -<prefix>pc_type etc.
+/// override it) and after bind().
 void set_fractional_linear_solver(KSP ksp, FractionalDiffusion& frac, int dim, double sigma,
                                   double rtol);
 

@@ -73,8 +73,8 @@ void Solver::start_from(const Solver& coarse) {
     throw Error("mfg: start_from() needs the same domain");
   }
   // A damping that auto lowered on the coarser grid (the game's largest stable damping
-  // changes little with the grid: 0.344, 0.331, 0.320 on the 2D crowd game of 64^2 x 25,
-  // 128^2 x 50, 256^2 x 100) is where the finer one starts.
+  // changes little with the grid: docs/performance.md, "The damped fixed point's rate and its
+  // largest damping") is where the finer one starts.
   const Impl& c = *coarse.impl_;
   if (d.adapts_damping() && c.adapts_damping()) {
     d.problem_.iteration.damping =
@@ -178,18 +178,17 @@ Problem coarse_problem(const Problem& fine, int level, bool automatic) {
 // the coarse tolerance), by kPowerSteps steps of the power iteration (mfg/newton.hpp): a_min
 // where the Rayleigh quotient is negative and within 1 % of the norm (a real negative
 // eigenvalue); none otherwise, or when a sweep's solve failed (collective, every rank alike).
-// The norm grows towards |a_min| from below; after 20 steps it is within 0.1 % of its
-// 40-step value on the 2D crowd game's 16^2 x 6 and 32^2 x 12, 1.3 % on 24^2 x 10 and 1.4 %
-// on the 3D crowd game's 16^3 x 12, which moves theta* by less than 0.7 %, well inside the
-// damping's margin (docs/performance.md).
+// The norm grows towards |a_min| from below; on the 2D and 3D crowd games kPowerSteps steps
+// bring it close enough to its converged value that theta* moves well inside the damping's
+// margin (docs/performance.md, "The damped fixed point's rate and its largest damping").
 constexpr int kPowerSteps = 20;
 std::optional<double> most_negative_eigenvalue(const Solver& solved) {
   std::vector<detail::VecPtr> u, m;
   detail::copy_solution(solved, u, m);
   detail::LinearizedGame game(solved.model());
   game.linearise(&u, &u, &m);
-  // Sweeps to 1e-4 with ILU(1): a_min the same to 3 digits as with Newton's 1e-8 and ILU(3),
-  // 3.4x faster on the 3D crowd game's 32^3 x 25 (docs/performance.md).
+  // Sweeps to 1e-4 with ILU(1): a_min the same to the 3 digits the damping keeps as with
+  // Newton's 1e-8 and ILU(3), in much less time on the 3D crowd game.
   game.set_sweep_accuracy(1e-4, 1);
   detail::PowerStep last;
   try {

@@ -34,10 +34,11 @@ void set_default_linear_solver(KSP ksp, int dim, double rtol) {
     FRACMFG_PETSC_CHECK(KSPSetType(ksp, KSPGMRES));
     FRACMFG_PETSC_CHECK(PCSetType(pc, PCBJACOBI));
     FRACMFG_PETSC_CHECK(KSPSetTolerances(ksp, rtol, 1e-50, PETSC_DEFAULT, 10000));
-    // ILU(3) blocks: on the 2D crowd game (256^2, 2 ranks) 15 Krylov iterations per HJB solve
-    // against 28 with ILU(1), 1.4x less time per outer iteration (ILU(2) 1.25x, ILU(4)
-    // 1.2x: its fill costs more than it saves); docs/performance.md. The blocks exist only
-    // at set-up: the solvers set the level there (detail::default_sub_factor_levels).
+    // ILU(3) blocks in 2D: on the crowd game fewer Krylov iterations per HJB solve than
+    // ILU(1), and less time per outer iteration than ILU(1) or ILU(2); the further fill of
+    // ILU(4) costs more than it saves (3D takes ILU(1): docs/performance.md, "3D games"). The
+    // blocks exist only at set-up: the solvers set the level there
+    // (detail::default_sub_factor_levels).
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Sums over the points of a loop kept in four interleaved partial sums: a single
-// accumulator makes a loop over 10^4 points wait on the latency of one add chain (measured
-// ~13 % of a 1D mfg iteration across the fixed-point and Newton bookkeeping loops).
+// accumulator makes a long loop over the points wait on the latency of one add chain, a
+// visible share of a 1D mfg iteration across the fixed-point and Newton bookkeeping loops.
 #include <petscsys.h>
 
 #include <array>

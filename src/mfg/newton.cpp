@@ -642,9 +642,9 @@ LinearizedGame::LinearizedGame(const Model& model) : impl_(std::make_unique<Impl
   // recurrence's fell, then a breakdown). With the step as it is, the classical process
   // (-mfg_newton_ksp_gmres_classicalgramschmidt) gives the same iteration counts on the
   // congestion games measured; no test tells the two apart. Kept: the orthogonalisation is
-  // small next to the products; on the 10^4 x 300 Newton game (42 products, 1 rank,
-  // alternated) modified 5.91-7.58 s (9 runs), classical 5.59-8.37 s (6), classical with
-  // refinement where needed 6.06-7.81 s (3): no difference above this machine's noise.
+  // small next to the products, and on a 1D Newton game, alternated, neither the classical
+  // process (with or without refinement) nor the modified one was faster beyond the noise of
+  // single runs.
   FRACMFG_PETSC_CHECK(
       KSPGMRESSetOrthogonalization(k, KSPGMRESModifiedGramSchmidtOrthogonalization));
   PC pc = nullptr;
@@ -804,10 +804,10 @@ SequencedDamping sequenced_damping(const std::vector<std::pair<int, double>>& me
   double theta = margin * largest_stable_damping(a);
   theta = std::min({theta, io::MfgConfig::Iteration::kDefaultDamping, margin * stalled});
   // Rounded down to 3 decimals: a_min comes from coarse solves whose Krylov iterates depend on
-  // the rank count at their tolerance (block Jacobi over the ranks; a_min of the 2D crowd
-  // game of 12^2 x 5 on 1 and 2 ranks: -17.111509 and -17.111516), which the rounding hides
-  // unless a_min sits at a rounding boundary or the game's kinks move it further (games
-  // symmetric about a grid line: user guide); the damping is also one a deck can state.
+  // the rank count at their tolerance (block Jacobi over the ranks: on the 2D crowd game
+  // a_min moves far below the third decimal), which the rounding hides unless a_min sits at
+  // a rounding boundary or the game's kinks move it further (games symmetric about a grid
+  // line: docs/user_guide.md, "3. Running locally"); the damping is also one a deck can state.
   theta = std::floor(theta * 1000.0) / 1000.0;
   return {a, std::max(theta, floor)};
 }

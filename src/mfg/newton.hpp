@@ -158,13 +158,14 @@ double largest_stable_damping(double a_min);
 /// Under iteration.method auto with grid sequencing: the damping for the grid `level`
 /// halvings coarser than the fine one (0: the fine grid), from a_min measured at solved
 /// coarser levels (`measured`: (level, a_min) pairs, coarsest first, at least one).
-/// a_min falls by about the same amount per halving of h and dt (-17.98, -20.10, -22.13,
-/// -24.52, -26.62 on the 2D crowd game's 16^2 x 6 ... 256^2 x 100), so it is extrapolated
-/// linearly in the level from the last two measurements (held at the last one where it
-/// would rise, or with a single measurement), and the damping is `margin` x theta* of the
-/// extrapolation (-mfg_auto_damping_margin, default 0.9), at most the default damping 0.5
-/// and `margin` x `stalled` (the smallest damping that stalled on a coarser level; infinity
-/// when none), rounded down to 3 decimals (the same on any rank count), at least `floor`.
+/// a_min falls by about the same amount per halving of h and dt (the 2D crowd game's grids:
+/// docs/performance.md, "The damped fixed point's rate and its largest damping"), so it is
+/// extrapolated linearly in the level from the last two measurements (held at the last one
+/// where it would rise, or with a single measurement), and the damping is `margin` x theta*
+/// of the extrapolation (-mfg_auto_damping_margin, default 0.9), at most the default damping
+/// 0.5 and `margin` x `stalled` (the smallest damping that stalled on a coarser level;
+/// infinity when none), rounded down to 3 decimals (the same on any rank count), at least
+/// `floor`.
 struct SequencedDamping {
   double a_min = 0.0;    ///< the extrapolated (or held) a_min of the level
   double damping = 0.0;  ///< the damping for it

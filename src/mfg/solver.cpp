@@ -187,10 +187,9 @@ double Solver::Impl::fp_tolerance() const {
 // The last two changes (since the last start) predict, at their ratio, a change below the
 // outer tolerance for the next iteration. Without this the iteration whose change first falls
 // below the tolerance, solved to 1e-3 times the change before it, could not end the run, and
-// one more iteration would only certify it: the 2D crowd game of 256^2 x 100 under auto took
-// 38 fine iterations, now 37 (a coarse level likewise, where its changes cross its tolerance;
-// docs/performance.md). A wrong prediction costs one iteration's solves at the tighter
-// tolerance.
+// one more iteration would only certify it: the prediction saves that iteration on the fine
+// level (and on a coarse level, where its changes cross its tolerance). A wrong prediction
+// costs one iteration's solves at the tighter tolerance.
 bool Solver::Impl::predicts_the_end() const {
   const std::size_t k = history.size();
   if (k < cold_start + 2) return false;
@@ -201,10 +200,10 @@ bool Solver::Impl::predicts_the_end() const {
 // Newton's start for HJB level n, written into u: the previous iterate shifted by the change
 // this sweep made one level later, U^n + (u~^{n+1} - U^{n+1}_old) (blend() left that change in
 // `shift`). The change of a sweep varies slowly in time, so that start is closer than U^n or
-// u~^{n+1} alone: on the 2D crowd game of 128^2 x 50 the fine level's first 10 iterations take
-// 50-69 HJB Newton systems instead of 79-94 (docs/performance.md). Undamped (t = 1: a cold
-// start, or damping 1) the old U^{n+1} is not kept: the start is then u~^{n+1} from a cold
-// start, else U^n, or u~^{n+1} where its residual is smaller while U moves by more than 1e-2.
+// u~^{n+1} alone: on the 2D crowd game the fine level's iterations take markedly fewer HJB
+// Newton systems from it. Undamped (t = 1: a cold start, or damping 1) the old U^{n+1} is not
+// kept: the start is then u~^{n+1} from a cold start, else U^n, or u~^{n+1} where its
+// residual is smaller while U moves by more than 1e-2.
 void Solver::Impl::initial_guess(int k, int n, double t, Vec u) {
   const auto here = static_cast<std::size_t>(n);
   if (t < 1.0) {
@@ -406,13 +405,14 @@ IterationRecord Solver::Impl::iterate() {
 
 void Solver::Impl::adapt_the_damping(int it) {
   // From a cold start its first change (of u from 0) is 1 by construction and says nothing
-  // of the iteration: the 2D crowd game at 0.25 grows to 19 before it contracts, and
-  // compared with that first 1 its 11th-20th iterations (down to 0.92) looked stalled.
+  // of the iteration: the 2D crowd game's change at 0.25 grows well above 1 before it
+  // contracts, and against that first 1 its first contracting iterations looked stalled.
   const std::size_t from = cold_start + (warm ? 0 : 1);
   const double theta = problem_.iteration.damping;
   // A damping theta moves the fields theta of the way per iteration, so a window of the same
   // progress is 10 iterations at 0.5, 20 at 0.25, 40 at 0.125: the 256^2 x 100 crowd game's
-  // cold start grows for more than 20 iterations at 0.25 (stable there) before it contracts.
+  // cold start grows for longer than 10 iterations at 0.25 (stable there) before it
+  // contracts.
   const auto window = static_cast<std::size_t>(std::lround(
       static_cast<double>(kStallWindow) * io::MfgConfig::Iteration::kDefaultDamping / theta));
   if (history.size() < from + 2 * window) return;
@@ -422,9 +422,9 @@ void Solver::Impl::adapt_the_damping(int it) {
   stalled_damping = std::min(stalled_damping, theta);
   problem_.iteration.damping = 0.5 * theta;
   // With grid sequencing the start is the coarse levels' again (solved again: the coarse
-  // solvers are not kept), not u = 0: on the 2D crowd game of 256^2 x 100 the fine level
-  // took 97 iterations from u = 0 against 45 from the coarse start, whose levels cost about
-  // 5 s of a 72-89 s solve (docs/performance.md).
+  // solvers are not kept), not u = 0: on the 2D crowd game the fine level takes far more
+  // iterations from u = 0 than from the coarse start, whose levels cost a small part of the
+  // solve (docs/performance.md, "The iteration method `auto`").
   coarse_restart_pending = coarse_levels(problem_) > 0;
   log.info("mfg iteration ", it, ": the change has not fallen below ", fmt(kStallFall), " x ",
            fmt(before), " in ", window, " iterations at damping ", fmt(theta),
@@ -536,8 +536,8 @@ std::optional<Solver::Impl::DampingEstimate> Solver::Impl::stable_damping_estima
   }
   // A steady rate (the slowest mode has emerged) closer to 1 than to 1 - theta: the first
   // fine iterations after a coarse start may contract more slowly than 1 - theta for a while
-  // (0.8 instead of 0.7 over 20 iterations on the 2D crowd game of 256^2 x 100, whose theta*
-  // is 0.32), so a rate just above 1 - theta is no evidence.
+  // (for many iterations on the 2D crowd game of 256^2 x 100, at a damping below its theta*),
+  // so a rate just above 1 - theta is no evidence.
   const double rho = std::pow(change_of(k - 1) / change_of(k - 1 - kWindow), 1.0 / kWindow);
   const double s = 1.0 - theta;
   if (!(theta > 0.0 && theta < 1.0) || !(hi < 1.15 * lo) || !(rho > 0.5 * (1.0 + s) && rho < 1.0)) {

@@ -143,9 +143,9 @@ struct Solver::Impl {
   // the default damping contracts at 0.5 per iteration below the game's largest stable
   // damping; at 0.7 the two-grid iteration would need more iterations from a change of 1e-2
   // to 1e-8 (39) than the fixed point needs from its start (27 at 0.5 from a change of 1).
-  // Measured on the 160-point periodic game: 23 iterations with 20 coarse points, 38 with 12,
-  // 114 with 8 (0.82 per iteration: caught), no fall with 4 or 6 (caught); the game with an
-  // exit contracts at 0.5 from its 6th iteration (not caught).
+  // On the 160-point periodic game the test catches the coarse grids too coarse to help (a
+  // slow fall, or none) and lets the others run; the game with an exit, which contracts at
+  // 0.5 after its first few iterations, is not caught.
   static constexpr int kSlowWindow = 5;
   static constexpr double kSlowRate = 0.7;
   bool two_grid_slow() const;
@@ -235,16 +235,16 @@ struct Solver::Impl {
   // Where the iteration stalls, the smallest change of the last window not below kStallFall x
   // the smallest of those before (at one damping, so at least two windows from cold_start; a
   // window is kStallWindow iterations at 0.5 and grows as 1 / damping), the damping is halved
-  // (not below kMinDamping) and the iteration starts again from the initial state (from the state
-  // it wandered in, a halved damping took longer than from the start on the games measured). Above
-  // the game's largest stable damping theta* the iteration does not diverge as its linearisation
-  // would but wanders at changes of 0.1-1 (the 2D crowd game at 0.5, theta* 0.34, and 1D games with
-  // an obstacle and a stronger coupling: "The iteration method auto" in docs/performance.md); a
-  // converging iteration falls by 0.75^20 = 0.003 per window at damping 0.25, 0.875^40 = 0.005
-  // at 0.125, well below the 0.9 asked. Whether the damping adapts: auto, the fixed point running,
-  // and the fixed point's settings at their defaults in the deck (tunable_damping; a two-grid
-  // fall-back implies them). The current damping applies from cold_start on (every change of it
-  // restarts).
+  // (not below kMinDamping) and the iteration starts again from the initial state (from the
+  // state it wandered in, a halved damping took longer than from the start on the games
+  // measured). Above the game's largest stable damping theta* the iteration does not diverge
+  // as its linearisation would but wanders at changes that do not fall (the 2D crowd game at
+  // 0.5, above its theta*, and 1D games with an obstacle and a stronger coupling:
+  // docs/performance.md, "The iteration method `auto`"); a converging iteration falls by
+  // 0.75^20 = 0.003 per window at damping 0.25, 0.875^40 = 0.005 at 0.125, well below the 0.9
+  // asked. Whether the damping adapts: auto, the fixed point running, and the fixed point's
+  // settings at their defaults in the deck (tunable_damping; a two-grid fall-back implies
+  // them). The current damping applies from cold_start on (every change of it restarts).
   bool tunable_damping = false;
   bool adapts_damping() const {
     return automatic && tunable_damping &&

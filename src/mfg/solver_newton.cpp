@@ -169,9 +169,9 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
     // with the smaller residual. Not the damped sweep's shifted start u_in^n + (u~^{n+1} -
     // u_in^{n+1}): that start is often within the Newton tolerance already, the evaluation then
     // keeps its error, and the iterations that extrapolate from evaluations need more of them
-    // (the 1D crowd game of 10^4 x 10^3 under `auto`: 8 fine iterations instead of 5). The
-    // Fokker-Planck solves keep their start too: shifted in the same way, Newton's method on
-    // the 2D crowd game of 64^2 x 25 took 26 iterations instead of 22 and 4 times as long.
+    // (the 1D crowd game under `auto` takes more fine iterations). The Fokker-Planck solves
+    // keep their start too: shifted in the same way, Newton's method on the 2D crowd game took
+    // more iterations and several times as long.
     if (cold) {
       guess = next;
     } else if (!history.empty() && !(history.back().change_u < 1e-2)) {
@@ -205,11 +205,11 @@ void Solver::Impl::evaluate(int it, const std::vector<VecPtr>& u_in,
 // one outer iteration; here it is solved by Newton's method in m^{n+1}
 // (FokkerPlanckFdm::step_at_own_density: the Jacobian is the step's matrix with the drift's
 // coefficient c + c'(m) m, steps shortened to keep m >= 0 and lower the residual), from
-// guess (or m^n), to the Fokker-Planck tolerance: 5-8 iterations per step on the test games,
-// where repeating the step with the drift at the last density (the method it replaced) took
-// 26-157 rounds. With alpha > 1 a step need not have a solution at a U far from the game's
-// solution. A step that does not converge in kMaxNewton iterations (or finds no decrease)
-// makes the evaluation inexact: Newton goes on with it, only an exact evaluation can end the
+// guess (or m^n), to the Fokker-Planck tolerance: a few iterations per step on the test
+// games, far fewer than the rounds of repeating the step with the drift at the last density.
+// With alpha > 1 a step need not have a solution at a U far from the game's solution. A step
+// that does not converge in kMaxNewton iterations (or finds no decrease) makes the
+// evaluation inexact: Newton goes on with it, only an exact evaluation can end the
 // iteration, and newton_iterate stops after kInexactLimit inexact evaluations in a row.
 void Solver::Impl::congestion_step(int n, Vec u, Vec m, Vec m_next, Vec guess) {
   constexpr int kMaxNewton = 30;

@@ -42,8 +42,8 @@ double auto_damping_margin_option(MPI_Comm comm);
 /// -mfg_sweep_views (registered). Collective on comm.
 bool sweep_views_option(MPI_Comm comm);
 
-/// ILU(levels) blocks for a block-Jacobi preconditioner of ksp (2D default: on the crowd
-/// game 15 instead of 28 Krylov iterations per HJB solve with ILU(1)), unless the user gave
+/// ILU(levels) blocks for a block-Jacobi preconditioner of ksp (the 2D default ILU(3): on
+/// the crowd game fewer Krylov iterations per HJB solve than ILU(1)), unless the user gave
 /// -<prefix>sub_pc_factor_levels. The blocks exist only after set-up: call after the
 /// operators are set (and assembled), before the first solve; sets up ksp. A composite PC
 /// whose first part is block Jacobi (fractional diffusion) gets the same for that part
@@ -52,8 +52,8 @@ bool sweep_views_option(MPI_Comm comm);
 void default_sub_factor_levels(KSP ksp, PetscInt levels, bool* done);
 
 /// The default ILU level of the blocks on a grid of dimension dim (default_sub_factor_levels):
-/// 3 in 1D and 2D (the 5-point crowd game; docs/performance.md), 1 in 3D,
-/// where a 7-point row fills faster (docs/performance.md, the 3D game).
+/// 3 in 1D and 2D (the 5-point crowd game), 1 in 3D, where a 7-point row fills faster
+/// (docs/performance.md, "3D games").
 PetscInt default_factor_levels(int dim);
 
 }  // namespace fracmfg::mfg::detail

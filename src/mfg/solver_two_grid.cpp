@@ -29,7 +29,7 @@ using detail::fmt;
 
 constexpr double kDivergenceFactor = 1e6;
 // The coarse system's GMRES tolerance: the correction's own error is then 1e-2 of its size,
-// below the iteration's contraction (about 0.2 per iteration on the measured games).
+// well below the iteration's contraction per iteration on the 1D games it runs.
 constexpr double kCoarseRtol = 1e-2;
 
 }  // namespace
@@ -78,8 +78,8 @@ IterationRecord Solver::Impl::two_grid_iterate() {
     try {
       rec.krylov_iterations = two_grid->correct(x.u, w.u_eval, w.m_eval, w.u_trial, kCoarseRtol);
     } catch (const core::CollectiveError& e) {
-      // A coarse grid too coarse for the game (measured: 16 points on the 1D crowd game of
-      // 10^4 points) can make the coarse GMRES break down.
+      // A coarse grid too coarse for the game can make the coarse GMRES break down
+      // (docs/performance.md, "The two-grid iteration").
       throw core::CollectiveError("mfg iteration " + std::to_string(it) +
                                       ": the two-grid correction failed (" + e.what() +
                                       "); raise mfg.iteration.coarse_points (now " +

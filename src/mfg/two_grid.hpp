@@ -5,10 +5,10 @@
 // with the drift of U, Psi(U) the HJB sweep at M(U)). Newton's step from U would be
 //   U + (I - K)^{-1} r = Psi(U) + (I - K)^{-1} K r,   r = Psi(U) - U,  K = dPsi/dU,
 // and K is what makes the undamped iteration U <- Psi(U) diverge: on the 1D crowd game its
-// eigenvalues are real, in [-4.9, 0], and the large ones belong to a few hundred smooth modes
-// whose values do not change when the grid is refined (docs/performance.md, "The spectrum of
-// the linearised game"). The two-grid step replaces (I - K)^{-1} K by its value on a coarse
-// grid with the same time levels:
+// eigenvalues are real, in [a_min, 0] with a_min below -1, and the large ones belong to a few
+// hundred smooth modes whose values do not change when the grid is refined
+// (docs/performance.md, "The two-grid iteration"). The two-grid step replaces (I - K)^{-1} K
+// by its value on a coarse grid with the same time levels:
 //   U <- Psi(U) + P z,   (I - K_c) w = R r,   z = w - R r  (= (I - K_c)^{-1} K_c R r),
 // K_c the linearised game on the coarse grid at the restricted U, Psi(U), M(U) (R: linear
 // interpolation of the fine fields at the coarse points; P: linear interpolation back), solved

@@ -25,9 +25,9 @@
 //   tridiag_batched_host  Kokkos loop on the default host execution space (needs Kokkos
 //                         initialised, e.g. by core::Environment) over packs of four
 //                         consecutive systems whose eliminations are interleaved row by row
-//                         (instruction-level parallelism: 1.7-2.3x over one system at a time
-//                         on this machine); per system the arithmetic is exactly the
-//                         CUDA thread's. The strided layout is the faster one on the host.
+//                         (instruction-level parallelism: faster than one system at a
+//                         time); per system the arithmetic is exactly the CUDA thread's.
+//                         The strided layout is the faster one on the host.
 //   tridiag_batched_cuda  copies to device `options.cuda_device`, solves, copies back.
 //                         Throws NotCompiled in a build without CUDA and fracmfg::Error
 //                         (message starting "CUDA", with the runtime's error text) when the
@@ -53,14 +53,12 @@ enum class TridiagLayout : std::uint8_t { strided = 0, interleaved = 1 };
 ///             the thomas path. Zero pivots are not detected by cuSPARSE: a non-finite
 ///             solution raises NumericalError instead.
 ///   automatic (the default) cusparse for non-cyclic systems of at least
-///             kTridiagCusparseMinSize (512, between the sizes measured as a tie and as a
-///             win) unknowns, thomas otherwise
-///             (tridiag_cuda_method_for). Measured on an H200 (docs/performance.md, "GPU
-///             check"): with 128 unknowns the two tie (0.93-1.19x, within the spread of two
-///             runs); at 1024 cuSPARSE is 0.99-1.61x as fast (ahead in six of seven
-///             measurements) and at 10^4 2.3x (100 systems: one thread per system leaves the
-///             device idle). Cyclic batches were not measured
-///             and keep thomas (one solve instead of cuSPARSE's two).
+///             kTridiagCusparseMinSize (512, between the sizes timed as a tie and as a
+///             win) unknowns, thomas otherwise (tridiag_cuda_method_for): on an H200 the
+///             two tie on short systems and cuSPARSE wins on long ones, most on few systems,
+///             where one thread per system leaves the device idle (docs/performance.md, "GPU
+///             check (`scripts/gpu-check`)"). Cyclic batches were not timed and keep thomas
+///             (one solve instead of cuSPARSE's two).
 enum class TridiagCudaMethod : std::uint8_t { thomas = 0, cusparse = 1, automatic = 2 };
 
 /// Unknowns per system from which TridiagCudaMethod::automatic takes cuSPARSE.

@@ -31,9 +31,8 @@
 // residual of the whole block), i.e. alternating-direction line relaxation without shifts
 // (Peaceman & Rachford 1955 with zero parameters; Saad, Iterative Methods for Sparse Linear
 // Systems, 2nd ed., sec. 4.1 and 12.3). More sweeps cut the Krylov iterations at a cost
-// linear in s: on the 2D crowd game's Newton systems (128^2, 2 ranks) GMRES needs 111, 44,
-// 26, 22, 13 and 8 iterations per HJB solve at s = 1, 2, 3, 4, 8 and 16 (block ILU(3): 12);
-// the default s = 8 took about the fewest seconds (docs/performance.md).
+// linear in s: on the 2D crowd game's Newton systems the default s = 8 took about the fewest
+// seconds (docs/performance.md, "Line preconditioner (`fracmfg_line`) against block ILU(3)").
 // -pc_fracmfg_line_sweeps s (1 <= s <= 16) or line_pc_set_sweeps() changes it. P is not
 // symmetric: use a Krylov method for nonsymmetric systems (GMRES, the mfg default).
 //

@@ -108,7 +108,7 @@ class Model {
   /// owned points and involves no communication, which the load balance compares between
   /// ranks (mfg/solver.hpp). add_work() is called by those loops, only while
   /// work_accounting() is on (off by default: reading a thread's CPU clock is a system call,
-  /// about 1 us in a virtual machine, twice per loop call). Not collective.
+  /// slow in a virtual machine, twice per loop call). Not collective.
   double work_seconds() const;
   void add_work(double seconds) const;
   bool work_accounting() const;

@@ -172,10 +172,10 @@ void check_problem(const Problem& problem);
 /// default) the two-grid iteration where it applies and the fixed point's own settings are
 /// at their defaults (a 1D game with diffusion_order 2, no obstacle, the quadratic or power
 /// Hamiltonian, the finite-difference Fokker-Planck step, damping 0.5, schedule fixed,
-/// anderson 0), else the fixed point. The two-grid iteration takes 5 iterations where the
-/// fixed point takes 36 on the 10^4 x 10^3 1D crowd game, 3.4x faster
-/// (docs/performance.md, "The two-grid iteration"); mfg::Solver falls back to the fixed point
-/// where it fails under `auto`. Never returns automatic.
+/// anderson 0), else the fixed point. On the 1D crowd game the two-grid iteration takes far
+/// fewer iterations than the fixed point, and less time (docs/performance.md, "The two-grid
+/// iteration"); mfg::Solver falls back to the fixed point where it fails under `auto`. Never
+/// returns automatic.
 io::MfgConfig::Iteration::Method resolved_method(const Problem& problem);
 
 /// Whether the fixed point's own settings are at their defaults (damping 0.5, schedule
@@ -186,8 +186,8 @@ bool fixed_point_settings_at_defaults(const io::MfgConfig::Iteration& iteration)
 /// Grid sequencing (iteration.coarse_levels): the tolerance each coarse level is solved to,
 /// max(tolerance, coarse_tolerance), where coarse_tolerance 0 stands for the method's
 /// default: 1e-3 for the fixed point and Newton, 1e-2 for the two-grid iteration (each finer
-/// level's first two-grid iteration starts from a change of 0.1-0.3 whatever the coarser one
-/// was solved to; docs/performance.md, "From coarser grids").
+/// level's first two-grid iteration starts from a change well above 1e-2 whatever the
+/// coarser one was solved to; docs/performance.md, "The two-grid iteration").
 double coarse_level_tolerance(const Problem& problem);
 
 /// Grid sequencing: the coarse levels a solve starts from. iteration.coarse_levels when it is
@@ -197,17 +197,18 @@ double coarse_level_tolerance(const Problem& problem);
 /// to 625 points; games of fewer than 256 points per axis: 0). Under `auto` in 2D and 3D,
 /// where the fixed point runs at its default settings (and adapts its damping) and there is
 /// no obstacle: every halving that keeps at least 16 points per axis, at most 8 (a stall
-/// that halves the damping is then paid on the coarsest grid; the 2D crowd game of 128^2 x 50
-/// on 2 ranks: 15.3 s from its 3 levels against 59.6 s, docs/performance.md). Levels with fewer
-/// than 4 points per axis are skipped when the solve starts (mfg/solver.hpp).
+/// that halves the damping is then paid on the coarsest grid, and the 2D crowd game is solved
+/// in a fraction of the cold start's time: docs/performance.md, "The iteration method
+/// `auto`"). Levels with fewer than 4 points per axis are skipped when the solve starts
+/// (mfg/solver.hpp).
 int coarse_levels(const Problem& problem);
 
 /// The two-grid iteration's coarse grid, in points per axis (the grid has min(points, this)):
 /// iteration.coarse_points when it is 4 or more; 0 (the default) stands for 128, or with
 /// grid sequencing (iteration.coarse_levels not 0) the larger of 128 and points / 20 on the
-/// finest axis. Measured on the 10^4 x 10^3 1D game: from 4 coarse levels 500-512 points take
-/// 5 fine iterations against 7 with 128; from the cold start 512 take 13 against 11
-/// (docs/performance.md, "From coarser grids").
+/// finest axis: on the 1D crowd game a coarse grid of that size takes fewer fine iterations
+/// than 128 points when the solve starts from coarse levels, and more from the cold start
+/// (docs/performance.md, "The two-grid iteration").
 int coarse_points(const Problem& problem);
 
 /// The game of a deck's `mfg` section: the formulas become Fields named after their deck

@@ -29,9 +29,10 @@
 // (periodic axes wrap, on reflecting axes the value beyond the outermost coarse cell
 // centres is held), each M^n (n >= 1) rescaled to the mass of m0, M^0 = m0. Levels that
 // would leave fewer than 4 points on an axis are skipped (logged). On the 2D crowd game
-// (inputs/crowd_2d.yaml on 256^2 x 100) the fine iteration then takes 33 instead of 64
-// iterations; the coarse solves cost about 3 fine iterations (docs/performance.md). A coarse
-// level that fails (diverges) is logged as a warning and the fine solve starts cold.
+// (inputs/crowd_2d.yaml on 256^2 x 100) the fine iteration then takes far fewer iterations
+// than from the cold start, for coarse solves that cost a few fine iterations
+// (docs/performance.md, "Mean field games" and "The iteration method `auto`"). A coarse level
+// that fails (diverges) is logged as a warning and the fine solve starts cold.
 //
 // One outer iteration k = 0, 1, ... with weight theta_k (iteration.schedule: fixed ->
 // iteration.damping, fictitious_play -> 1/(k+1); theta_0 = 1 in both, so the first
@@ -49,8 +50,8 @@
 //      Ni, SIAM J. Numer. Anal. 49 (2011), eq. (2.1)), with the u and m parts weighted by the
 //      inverse squared norms of g's parts. A mixed density with a negative entry is rejected
 //      (the plain step is kept and the history cleared). The forward-backward coupling in
-//      time makes the map far from normal, so the gain is modest (10-30% fewer iterations on
-//      the example decks) and mostly in stability (larger damping).
+//      time makes the map far from normal, so the gain is modest (somewhat fewer iterations
+//      on the example decks) and mostly in stability (larger damping).
 // Newton's method (iteration.method newton; src/mfg/newton.hpp, src/mfg/solver_newton.cpp)
 // instead of steps 1-3: U is the unknown of R(U) = U - Psi(U), Psi(U) the HJB sweep at the
 // density M(U) of the Fokker-Planck sweep with the drift of U. One outer iteration: the

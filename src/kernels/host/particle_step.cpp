@@ -35,8 +35,8 @@ void check_axis(const ParticleAxis& a, detail::Who who, const char* name) {
 }
 
 // Two sweeps over the particles: draw and move, then bin. On the host the grid's drift data
-// and the bins then take turns in cache (one fused sweep measured 15-20 % slower in 2D with
-// perf/bench_particle_step, 64 x 64 grid); the cuda launch fuses them.
+// and the bins then take turns in cache (one fused sweep was slower in 2D with
+// perf/bench_particle_step); the cuda launch fuses them.
 template <class Kind, bool Atomic>
 void step_particles(const ParticleStep& s) {
   ParticleStep c = s;
