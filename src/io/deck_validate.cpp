@@ -221,6 +221,16 @@ std::string join_path(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "." + name;
 }
 
+// A NUL in a scalar or key (the escape \0, \x00 or \u0000 in a double-quoted string; a raw
+// NUL byte is refused with the deck's text) would cut the text wherever it is handed on as
+// a C string (file names, formulas, PETSc options): "" when there is none.
+std::string nul_message(const std::string& text) {
+  const std::size_t at = text.find('\0');
+  if (at == std::string::npos) return "";
+  return "holds a NUL character (an escape such as \\0) at character " + std::to_string(at + 1) +
+         ", which would cut the text there";
+}
+
 // A key as a message shows it: an unknown key may be a long run of junk.
 std::string shown_key(const std::string& name) {
   return name.size() > 60 ? name.substr(0, 57) + "..." : name;
@@ -427,6 +437,9 @@ class Validator {
       for (auto it = doc_.begin(); it != doc_.end(); ++it) {
         if (it->first.IsScalar() && root.child(it->first.Scalar()) == nullptr) {
           const std::string& name = it->first.Scalar();
+          if (const std::string nul = nul_message(name); !nul.empty()) {
+            fail(file_, mark_of(it->first), "", "a key " + nul);
+          }
           fail(file_, mark_of(it->first), shown_key(name), unknown_key_message(root, "", name));
         }
       }
@@ -587,6 +600,9 @@ class Validator {
           fail(file_, kpos, path, "keys must be plain words, got " + describe(it->first));
         }
         const std::string name = it->first.Scalar();
+        if (const std::string nul = nul_message(name); !nul.empty()) {
+          fail(file_, kpos, path, "a key " + nul);
+        }
         const std::string child_path = join_path(path, name);
         const auto previous = seen.find(name);
         if (previous != seen.end()) {
@@ -653,6 +669,9 @@ class Validator {
     if (!node.IsScalar()) {
       fail(file_, v.pos, path, "expected " + f.expectation() + ", got " + describe(node));
     }
+    if (const std::string nul = nul_message(node.Scalar()); !nul.empty()) {
+      fail(file_, v.pos, path, "the value " + nul);
+    }
     const std::string message = scalar(f, node.Scalar(), node.Tag(), v);
     if (!message.empty()) fail(file_, v.pos, path, message);
     return v;
@@ -694,8 +713,9 @@ class Validator {
       if (!item.IsScalar()) {
         fail(file_, ipos, ipath, "expected " + f.item_expectation() + ", got " + describe(item));
       }
-      std::string message;
       const std::string& text = item.Scalar();
+      std::string message = nul_message(text);
+      if (!message.empty()) fail(file_, ipos, ipath, "the item " + message);
       switch (f.kind()) {
         case FieldKind::integer_list: {
           long long x = 0;
