@@ -280,12 +280,12 @@ int main(int argc, char** argv) {
     for (const auto& a : petsc_args) given += (given.empty() ? "" : " ") + a;
     std::string why = fracmfg::core::first_refused_petsc_option(
         given, fracmfg::core::PetscOptionSource::command_line);
-    std::string where = "the PETSc option ";
+    std::string where = "command line: ";
     if (why.empty()) {
       if (const char* env_options = std::getenv("PETSC_OPTIONS"); env_options != nullptr) {
         why = fracmfg::core::first_refused_petsc_option(
             env_options, fracmfg::core::PetscOptionSource::command_line);
-        where = "PETSC_OPTIONS: the PETSc option ";
+        where = "PETSC_OPTIONS: ";
       }
     }
     if (!why.empty()) {

@@ -87,6 +87,7 @@ constexpr std::array<std::string_view, 20> kStartUpOptions = {"-malloc_debug",
                                                               "-info"};
 
 std::string quoted(const PetscOptionWord& o) {
+  if (o.name.empty()) return "'" + o.value + "'";
   return "'" + o.name + (o.has_value ? " " + o.value : std::string()) + "'";
 }
 
@@ -134,7 +135,11 @@ std::vector<PetscOptionWord> split_petsc_options(const std::string& text) {
 
 std::string refused_petsc_option(const PetscOptionWord& option, PetscOptionSource source) {
   const std::string_view name = option.name;
-  if (name.empty()) return "";
+  if (name.empty()) {
+    // A word that is neither an option nor the one value after one: PETSc would skip it.
+    return "is not a PETSc option: options start with '-' (e.g. -ksp_monitor), each followed "
+           "by at most one value, and PETSc would ignore this word";
+  }
   const std::string_view value = option.value;
   const std::string outputs =
       "fracmfg writes only the files the deck names (output.file, its .xmf sidecar, "

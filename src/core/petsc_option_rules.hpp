@@ -16,7 +16,9 @@
 // A deck's options are inserted after PETSc started, so options that PETSc reads only in
 // PetscInitialize (-malloc_debug, -fp_trap, -on_error_abort, ...) would be ignored there:
 // a deck refuses them and says to give them on the command line instead. -log_view in a
-// deck works (the driver starts PETSc's logging when the deck asks for it).
+// deck works (the driver starts PETSc's logging when the deck asks for it). A word that is
+// not an option and not the value of the option before it is refused too: PETSc would
+// ignore it without a word.
 
 #include <cstddef>
 #include <string>
@@ -33,8 +35,8 @@ struct PetscOptionWord {
   std::size_t offset = 0;  ///< where the name starts in the string
 };
 
-/// The options of `text`; words before the first option name are returned with an empty
-/// name (PETSc ignores them too).
+/// The options of `text`; a word that is neither an option name nor the value after one is
+/// returned with an empty name (PETSc ignores it; refused_petsc_option refuses it).
 std::vector<PetscOptionWord> split_petsc_options(const std::string& text);
 
 /// Where the options come from, for the rule on options read only at start-up.

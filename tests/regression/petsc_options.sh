@@ -60,11 +60,23 @@ refused startup.log $? "'-malloc_debug' is read only while PETSc starts" "fracmf
 # 3. The command line after -- and PETSC_OPTIONS: the same rules, before PETSc starts.
 deck plain ''
 "${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -log_view ascii:log.txt >cmd.log 2>&1
-refused cmd.log $? "fracmfg: error: the PETSc option '-log_view ascii:log.txt' writes the file 'log.txt'"
+refused cmd.log $? "fracmfg: error: command line: '-log_view ascii:log.txt' writes the file 'log.txt'"
 PETSC_OPTIONS="-history mon.txt" "${mpirun[@]}" 2 "$fracmfg" run plain.yaml >env.log 2>&1
-refused env.log $? "PETSC_OPTIONS: the PETSc option '-history mon.txt' names a file for PETSc to write"
+refused env.log $? "fracmfg: error: PETSC_OPTIONS: '-history mon.txt' names a file for PETSc to write"
 "${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -start_in_debugger >dbg.log 2>&1
 refused dbg.log $? "'-start_in_debugger' starts a debugger"
+
+# Words PETSc would ignore: a word after the deck, a second value after an option, from the
+# command line, PETSC_OPTIONS and the deck.
+"${mpirun[@]}" 2 "$fracmfg" run plain.yaml extra >word.log 2>&1
+refused word.log $? "fracmfg: error: command line: 'extra' is not a PETSc option"
+"${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -ksp_type gmres cg >word2.log 2>&1
+refused word2.log $? "fracmfg: error: command line: 'cg' is not a PETSc option"
+PETSC_OPTIONS="ksp_monitor" "${mpirun[@]}" 2 "$fracmfg" run plain.yaml >word3.log 2>&1
+refused word3.log $? "fracmfg: error: PETSC_OPTIONS: 'ksp_monitor' is not a PETSc option"
+deck word '-ksp_rtol 1e-8 1e-9'
+"${mpirun[@]}" 2 "$fracmfg" run word.yaml >word4.log 2>&1
+refused word4.log $? "word.yaml:5:12: petsc.options: '1e-9' is not a PETSc option"
 
 # 4. What is allowed: start-up options on the command line, -log_view in the deck.
 "${mpirun[@]}" 2 "$fracmfg" run plain.yaml -- -malloc_debug -ksp_converged_reason >ok.log 2>&1

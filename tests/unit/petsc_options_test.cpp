@@ -172,6 +172,18 @@ TEST(PetscOptionRules, StartUpOptionsOnlyOnTheCommandLine) {
   }
 }
 
+TEST(PetscOptionRules, WordsPetscWouldIgnoreAreRefused) {
+  // A word before any option, and a second value after one.
+  for (auto source : {PetscOptionSource::command_line, PetscOptionSource::deck}) {
+    EXPECT_EQ(refused("extra", source).rfind("'extra' is not a PETSc option", 0), 0u)
+        << refused("extra", source);
+    EXPECT_EQ(refused("-ksp_type gmres cg", source).rfind("'cg' is not a PETSc option", 0), 0u)
+        << refused("-ksp_type gmres cg", source);
+  }
+  // Values may be negative numbers or quoted texts with blanks.
+  EXPECT_TRUE(refused("-x -1 -y \"a b\" -z .5").empty()) << refused("-x -1 -y \"a b\" -z .5");
+}
+
 TEST(PetscOptionRules, OrdinaryOptionsPass) {
   for (const char* text :
        {"", "-ksp_type gmres -ksp_rtol 1e-10 -pc_type ilu", "-ksp_monitor", "-ksp_view",
